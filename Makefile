@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# Build the patched Debian 6.12 kernel, its test image, and boot it in QEMU.
+#
+#   make            kernel + image (what is stale only)
+#   make check      build, boot, run every kselftest, print the summary
+#   make export     save the commits of build/linux into patches/
+#   make clean      drop build products, keep the unpacked tree
+#   make distclean  drop build/ entirely
+
+TOP      := $(CURDIR)
+B        := $(TOP)/build
+SRC      := $(B)/linux
+OBJ      := $(B)/obj
+TARBALL  ?= /usr/src/linux-source-6.12.tar.xz
+JOBS     ?= $(shell echo $$(($$(nproc) + 1)))
+LAYERS   := nosuid network userns
+PATCHES  := $(foreach l,$(LAYERS),$(sort $(wildcard patches/$(l)/*.patch)))
+SELFTESTS := $(notdir $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile)))
+FRAGMENTS := config/kernel.config $(wildcard $(SELFTESTS:%=selftests/%/config))
+CCACHE   := $(shell command -v ccache 2>/dev/null)
+KMAKE    := $(MAKE) -C $(SRC) O=$(OBJ) ARCH=x86_64 LOCALVERSION= $(if $(CCACHE),CC="ccache gcc")
+BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
+IMAGE    := $(B)/initramfs.cpio
+KST      := $(B)/kselftest-root/kselftest
+
+.PHONY: all prepare kernel image check export reset-tree clean distclean \
+	_kernel _image
+all: image
+
+# Packages and the patched tree come first, in their own make, so that the
+# rest of the graph sees the tree's state file as it is after "git am".
+prepare:
+	@scripts/deps.sh
+	@mkdir -p $(B)
+	@scripts/prepare-tree.sh $(TARBALL) $(SRC) patches $(LAYERS)
+
+kernel image: prepare
+	@$(MAKE) --no-print-directory _$@
+
+check: prepare
+	@$(MAKE) --no-print-directory _image
+	@scripts/boot.sh check
+
+$(OBJ)/.config: $(FRAGMENTS) $(SRC)/.git/nosuid-series
+	@mkdir -p $(OBJ)
+	$(KMAKE) -s tinyconfig
+	cd $(OBJ) && $(SRC)/scripts/kconfig/merge_config.sh -m -O $(OBJ) \
+		$(OBJ)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) > $(OBJ)/merge.log
+	$(KMAKE) -s olddefconfig
+	@scripts/check-config.sh $@ $(FRAGMENTS)
+
+_kernel: $(OBJ)/.config
+	$(KMAKE) -j$(JOBS) -s bzImage
+	$(KMAKE) -s headers
+	@echo "kernel: $$($(KMAKE) -s kernelrelease) from Debian linux-source-6.12 $$(dpkg-query -W -f='$${Version}' linux-source-6.12), series at $$(git -C $(SRC) rev-parse --short HEAD)" | tee $(B)/kernel-version.txt
+
+# The project's kselftests are copied into the tree and built by the kernel's
+# own selftests Makefile, statically: the guest has no libc.
+$(KST)/.stamp: $(shell find selftests -type f) $(SRC)/.git/nosuid-series | _kernel
+	@for t in $(SELFTESTS); do \
+		rsync -a --delete selftests/$$t/ $(SRC)/tools/testing/selftests/$$t/; \
+		grep -qx "/tools/testing/selftests/$$t/" $(SRC)/.git/info/exclude || \
+			echo "/tools/testing/selftests/$$t/" >> $(SRC)/.git/info/exclude; \
+	done
+	rm -rf $(KST)
+	$(MAKE) -s -C $(SRC)/tools/testing/selftests O=$(OBJ) \
+		TARGETS="$(SELFTESTS)" KHDR_INCLUDES="-isystem $(OBJ)/usr/include" \
+		USERLDFLAGS=-static INSTALL_PATH=$(KST) install > $(B)/kselftest-build.log 2>&1 || \
+		{ tail -30 $(B)/kselftest-build.log; exit 1; }
+	@touch $@
+
+$(B)/tools/%: initramfs/%.c
+	@mkdir -p $(dir $@)
+	gcc -O2 -Wall -static -o $@ $<
+
+_image: _kernel $(KST)/.stamp $(B)/tools/vm-exit
+	@{ sed -e 's|@B@|$(B)|g' -e 's|@TOP@|$(TOP)|g' initramfs/files.list; \
+	  busybox --list-full | grep -vxE 'usr/bin/timeout|bin/busybox' | \
+		sed 's|^\(.*\)$$|slink /\1 /bin/busybox 0777 0 0|'; \
+	  echo "slink /bin/timeout /bin/busybox 0777 0 0"; \
+	} > $(B)/initramfs.list
+	cd $(OBJ) && $(SRC)/usr/gen_initramfs.sh -o $(IMAGE).tmp \
+		$(B)/initramfs.list -u squash -g squash $(dir $(KST))
+	@mv $(IMAGE).tmp $(IMAGE)
+
+export:
+	@scripts/export-series.sh $(SRC) $(LAYERS)
+
+reset-tree:
+	rm -f $(SRC)/.git/nosuid-series
+	git -C $(SRC) reset -q --hard base
+
+clean:
+	rm -rf $(OBJ) $(KST) $(B)/tools $(IMAGE) $(B)/*.log $(B)/*.list
+
+distclean:
+	rm -rf $(B)

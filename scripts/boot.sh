@@ -1,0 +1,104 @@
+#!/bin/bash
+# Boot the test kernel in QEMU and report what the guest did.
+#
+# usage: boot.sh MODE [KERNEL-ARG...]
+#   check  run the kselftests; print each result and "N passed, N failed,
+#          N skipped"; fail on any failure, on nothing run, on no result
+#   cmd    run $HCMD as the unprivileged user; exit with its status
+#   demo   run the scripted scenario as the unprivileged user
+#   shell  interactive shell as the unprivileged user
+# The guest's result is the console line "@@HARNESS-EXIT <rc>@@", confirmed
+# by QEMU's isa-debug-exit status (rc * 2 + 1).  A timeout, a panic or a
+# missing marker fails and shows the last 40 console lines.
+set -uo pipefail
+mode=$1
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build
+bzimage=$B/obj/arch/x86/boot/bzImage
+image=$B/initramfs.cpio
+console=$B/console-$mode.log
+out=$B/output-$mode.log
+[ "$mode" = check ] && out=$B/kselftest.tap
+timeout=${BOOT_TIMEOUT:-600}
+[ "$mode" = probe ] && timeout=30
+
+for f in "$bzimage" "$image"; do
+	[ -r "$f" ] || { echo "error: $f missing: run 'make' first" >&2; exit 1; }
+done
+
+qemu() {	# ACCEL TIMEOUT MODE APPEND...
+	local accel=$1 limit=$2 m=$3
+	shift 3
+	local serial0=(-serial "file:$console")
+	[ "$m" = shell ] && serial0=(-serial mon:stdio)
+	rm -f "$console" "$out"
+	timeout --foreground -k 5 "$limit" qemu-system-x86_64 \
+		-accel "$accel" -smp 2 -m 1G -display none -monitor none \
+		-no-reboot "${serial0[@]}" -serial "file:$out" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-kernel "$bzimage" -initrd "$image" \
+		-append "console=ttyS0 panic=-1 oops=panic quiet hmode=$m $*"
+}
+
+# KVM only when it really runs a guest: on these machines /dev/kvm exists
+# but the CPU has no vmx/svm and a KVM guest hangs after the BIOS.
+accel_file=$B/accel
+if [ "$mode" != probe ] && [ ! -s "$accel_file" ]; then
+	accel=tcg,thread=multi
+	if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		why="no vmx/svm CPU flag"
+	elif [ ! -w /dev/kvm ]; then
+		why="/dev/kvm not usable"
+	elif "$0" probe >/dev/null 2>&1; then
+		accel=kvm why="KVM probe boot succeeded"
+	else
+		why="KVM probe boot failed"
+	fi
+	echo "$accel $why" > "$accel_file"
+fi
+if [ "$mode" = probe ]; then
+	accel=kvm
+else
+	read -r accel why < "$accel_file"
+	echo "qemu: ${accel%%,*} ($why), $(cat "$B/kernel-version.txt" 2>/dev/null)"
+fi
+
+start=$(date +%s.%N)
+qemu "$accel" "$timeout" "$mode" "$@"
+qrc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+
+fail() {
+	echo "error: $*" >&2
+	echo "--- last 40 console lines ($console) ---" >&2
+	[ -f "$console" ] && sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1b[a-zA-Z]//g; s/\r//g' \
+		"$console" | tail -40 >&2
+	exit 1
+}
+marker=
+[ "$mode" = shell ] || marker=$(sed 's/\r//g' "$console" 2>/dev/null |
+	sed -n 's/.*@@HARNESS-EXIT \([0-9]*\)@@.*/\1/p' | tail -1)
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	fail "the VM did not finish within ${timeout}s (hang?)"
+fi
+if [ "$mode" = shell ]; then
+	[ $((qrc & 1)) -eq 1 ] && exit $((qrc >> 1))
+	exit 0
+fi
+[ -n "$marker" ] || fail "the VM stopped (qemu status $qrc) without reporting a result: kernel panic or init crash?"
+if [ "$qrc" -ne $((marker * 2 + 1)) ]; then
+	fail "guest reported $marker but QEMU exited with $qrc (expected $((marker * 2 + 1)))"
+fi
+case "$mode" in
+probe) exit 0 ;;
+check)
+	echo "guest finished in ${secs%.*} s; TAP log: $out"
+	awk -f "$top/scripts/tap-summary.awk" "$out"
+	exit $?
+	;;
+*)
+	cat "$out"
+	exit "$marker"
+	;;
+esac

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Write the commits of the kernel tree back into patches/<layer>/, one
+# directory per layer: layer N is layer/<N-1>..layer/<N>, the last layer
+# ends at HEAD.  The patches are then checked with checkpatch --strict.
+# usage: export-series.sh SRCDIR LAYER...
+set -euo pipefail
+src=$1
+shift
+top=$PWD
+prev=base
+n=$#
+i=0
+for l in "$@"; do
+	i=$((i + 1))
+	end=layer/$l
+	[ $i -eq $n ] && end=HEAD
+	rm -f "patches/$l"/*.patch
+	mkdir -p "patches/$l"
+	git -C "$src" format-patch -q --zero-commit --no-signature \
+		-o "$top/patches/$l" "$prev..$end"
+	[ $i -eq $n ] || git -C "$src" rev-parse -q --verify "$end" >/dev/null
+	prev=$end
+done
+ls patches/*/*.patch 2>/dev/null | while read -r p; do
+	out=$(cd "$src" && ./scripts/checkpatch.pl --strict -q "$top/$p" 2>&1 | tail -4) || true
+	echo "$p: ${out:-checkpatch clean}"
+done

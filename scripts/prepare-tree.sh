@@ -1,0 +1,88 @@
+#!/bin/bash
+# Unpack the Debian kernel source once as a git repository whose first
+# commit (tag "base") is the pristine tree, then make HEAD equal to base plus
+# the series, with "git am -3".  The series is re-applied from base only when
+# a patch changed; files whose content ends up identical keep their old
+# mtime, so kbuild recompiles only what the change really touched.
+#
+# Each layer ends at a branch "layer/<name>" (the last one is checked out as
+# "series"), so that "git rebase -i --update-refs base" keeps the layers
+# apart while developing and scripts/export-series.sh can write them back.
+#
+# usage: prepare-tree.sh TARBALL SRCDIR PATCHDIR LAYER...
+set -euo pipefail
+
+tarball=$1 src=$2 pdir=$3
+shift 3
+layers=("$@")
+patches=()
+for l in "${layers[@]}"; do
+	for p in "$pdir/$l"/*.patch; do
+		[ -e "$p" ] && patches+=("$p")
+	done
+done
+git() { command git -C "$src" -c user.name="nosuid harness" \
+	-c user.email=harness@localhost -c advice.detachedHead=false "$@"; }
+die() { echo "error: $*" >&2; exit 1; }
+
+[ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.12)"
+tar_id=$(stat -c '%n %s %Y' "$tarball")
+deb_ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
+
+if [ ! -d "$src/.git" ] || [ "$(cat "$src/.git/nosuid-tarball" 2>/dev/null)" != "$tar_id" ]; then
+	echo "unpacking $tarball (Debian $deb_ver) into $src"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -C "$src.tmp" -xJf "$tarball" --strip-components=1
+	mv "$src.tmp" "$src"
+	kver=$(make -s -C "$src" kernelversion)
+	git init -q
+	# Debian's top-level .gitignore ignores everything: add with -f.
+	git add -f -A .
+	git commit -q -m "base: linux-source-6.12 $kver (Debian $deb_ver)"
+	git tag base
+	echo "$tar_id" > "$src/.git/nosuid-tarball"
+fi
+kver=$(make -s -C "$src" kernelversion)
+
+sum=$(cat /dev/null "${patches[@]}" | sha256sum | cut -d' ' -f1)
+state=$src/.git/nosuid-series	# "<sum of patches> <HEAD after am>"
+head=$(git rev-parse HEAD)
+if [ -f "$state" ]; then
+	read -r old_sum old_head < "$state"
+	[ "$head" = "$old_head" ] || die "$src has commits that are not in patches/ (HEAD $head, series applied at $old_head): run 'make export' to save them, or 'make reset-tree' to drop them"
+	[ "$sum" = "$old_sum" ] && { echo "kernel tree: $kver (Debian $deb_ver) with ${#patches[@]} patches (unchanged)"; exit 0; }
+fi
+[ -z "$(git status --porcelain --untracked-files=no)" ] ||
+	die "$src has uncommitted changes; commit and 'make export' them, or 'make reset-tree'"
+
+# Remember the content and mtime of every file the old series touched.
+keep=$(mktemp)
+trap 'rm -f "$keep"' EXIT
+git diff --name-only base HEAD | while read -r f; do
+	[ -f "$src/$f" ] && printf '%s %s %s\n' "$(git hash-object -- "$f")" \
+		"$(stat -c %Y "$src/$f")" "$f"
+done > "$keep"
+
+rm -f "$state"
+git am --abort >/dev/null 2>&1 || true
+git checkout -q -f -B series base
+for l in "${layers[@]}"; do
+	for p in "$pdir/$l"/*.patch; do
+		[ -e "$p" ] || continue
+		if ! out=$(git am -3 -q "$p" 2>&1); then
+			git am --abort >/dev/null 2>&1 || true
+			echo "error: patch $p does not apply to linux-source-6.12 $kver (Debian $deb_ver):" >&2
+			echo "$out" | sed 's/^/  git am: /' >&2
+			exit 1
+		fi
+	done
+	git branch -f "layer/$l" HEAD
+done
+
+while read -r blob mtime f; do
+	[ -f "$src/$f" ] && [ "$(git hash-object -- "$f")" = "$blob" ] &&
+		touch -m -d "@$mtime" "$src/$f"
+done < "$keep"
+echo "$sum $(git rev-parse HEAD)" > "$state"
+echo "kernel tree: $kver (Debian $deb_ver) with ${#patches[@]} patches applied"

@@ -1,0 +1,37 @@
+# Summarise the TAP of run_kselftest.sh.  Each kselftest's own results are
+# nested one level ("# ok 3 name"); a test program that failed or skipped
+# without a failing nested result counts once itself.  The last line is
+# "N passed, N failed, N skipped"; the exit status is 1 if anything failed
+# or nothing passed.
+function report(kind, name) {
+	count[kind]++
+	printf "%-4s %s\n", kind, name
+}
+{ sub(/\r$/, ""); gsub(/\033\[[0-9;?]*[a-zA-Z]/, ""); gsub(/\033[a-zA-Z]/, "") }
+/^# selftests: / { suite = $3; sub(/:$/, "", suite); nested = nfail = 0; next }
+/^# (not )?ok [0-9]+ / {
+	line = $0
+	sub(/^# /, "", line)
+	nok = (line ~ /^not ok/)
+	sub(/^(not )?ok [0-9]+ /, "", line)
+	nested++
+	if (line ~ /# *SKIP/) report("SKIP", suite ": " line)
+	else if (line ~ /# *XFAIL/) report("PASS", suite ": " line)
+	else if (nok) { report("FAIL", suite ": " line); nfail++ }
+	else report("PASS", suite ": " line)
+	next
+}
+/^(not )?ok [0-9]+ selftests: / {
+	line = $0
+	nok = (line ~ /^not ok/)
+	sub(/^(not )?ok [0-9]+ selftests: /, "", line)
+	if (line ~ /# *SKIP/) { if (!nested) report("SKIP", line) }
+	else if (nok && !nfail) report("FAIL", line " (the program failed)")
+	else if (!nok && !nested) report("PASS", line)
+	nested = nfail = 0
+	next
+}
+END {
+	printf "%d passed, %d failed, %d skipped\n", count["PASS"], count["FAIL"], count["SKIP"]
+	exit (count["FAIL"] > 0 || count["PASS"] == 0)
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sanity of the test guest itself: the kernel that booted is the patched
+ * 6.12 of this series and the unprivileged user the other tests drop to
+ * exists.  If these fail, no other result of the run means anything.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+TEST(kernel_is_patched_6_12)
+{
+	struct utsname u;
+	size_t n;
+
+	ASSERT_EQ(0, uname(&u));
+	TH_LOG("kernel %s %s", u.release, u.version);
+	ASSERT_EQ(0, strncmp(u.release, "6.12.", 5));
+	n = strlen(u.release);
+	ASSERT_LT(strlen("-nosuid"), n);
+	/* CONFIG_LOCALVERSION of config/kernel.config */
+	ASSERT_STREQ("-nosuid", u.release + n - strlen("-nosuid"));
+}
+
+TEST(unprivileged_user_exists)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/etc/passwd", "r");
+
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "user:x:1000:1000:", 17))
+			found = 1;
+	fclose(f);
+	ASSERT_EQ(1, found);
+}
+
+TEST(drop_to_uid_1000)
+{
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(2);
+		_exit(getuid() == 1000 && geteuid() == 1000 &&
+		      access("/root", R_OK) != 0 ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
