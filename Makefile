@@ -73,7 +73,7 @@ $(B)/tools/%: initramfs/%.c
 	@mkdir -p $(dir $@)
 	gcc -O2 -Wall -static -o $@ $<
 
-_image: _kernel $(KST)/.stamp $(B)/tools/vm-exit
+_image: _kernel $(KST)/.stamp $(B)/tools/vm-exit $(B)/tools/as-user
 	@{ sed -e 's|@B@|$(B)|g' -e 's|@TOP@|$(TOP)|g' initramfs/files.list; \
 	  busybox --list-full | grep -vxE 'usr/bin/timeout|bin/busybox' | \
 		sed 's|^\(.*\)$$|slink /\1 /bin/busybox 0777 0 0|'; \

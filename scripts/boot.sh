@@ -61,7 +61,7 @@ if [ "$mode" = probe ]; then
 	accel=kvm
 else
 	read -r accel why < "$accel_file"
-	echo "qemu: ${accel%%,*} ($why), $(cat "$B/kernel-version.txt" 2>/dev/null)"
+	echo "qemu: ${accel%%,*} ($why), $(cat "$B/kernel-version.txt" 2>/dev/null)" >&2
 fi
 
 start=$(date +%s.%N)
