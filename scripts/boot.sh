@@ -4,7 +4,9 @@
 # usage: boot.sh MODE [KERNEL-ARG...]
 #   check  run the kselftests; print each result and "N passed, N failed,
 #          N skipped"; fail on any failure, on nothing run, on no result
-#   cmd    run $HCMD as the unprivileged user; exit with its status
+#   cmd    run the kernel argument hcmd=<base64 command> as the unprivileged
+#          user; exit with its status
+#   root   the same, as root
 #   demo   run the scripted scenario as the unprivileged user
 #   shell  interactive shell as the unprivileged user
 # The guest's result is the console line "@@HARNESS-EXIT <rc>@@", confirmed
@@ -15,11 +17,13 @@ mode=$1
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
-bzimage=$B/obj/arch/x86/boot/bzImage
-image=$B/initramfs.cpio
-console=$B/console-$mode.log
-out=$B/output-$mode.log
-[ "$mode" = check ] && out=$B/kselftest.tap
+# BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image.
+bzimage=${BZIMAGE:-$B/obj/arch/x86/boot/bzImage}
+image=${IMAGE:-$B/initramfs.cpio}
+logdir=${LOGDIR:-$B}
+console=$logdir/console-$mode.log
+out=$logdir/output-$mode.log
+[ "$mode" = check ] && out=$logdir/kselftest.tap
 timeout=${BOOT_TIMEOUT:-600}
 [ "$mode" = probe ] && timeout=30
 

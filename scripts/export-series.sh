@@ -25,3 +25,8 @@ ls patches/*/*.patch 2>/dev/null | while read -r p; do
 	out=$(cd "$src" && ./scripts/checkpatch.pl --strict -q "$top/$p" 2>&1 | tail -4) || true
 	echo "$p: ${out:-checkpatch clean}"
 done
+# The tree is now exactly what the patches make of base: record it, so that
+# prepare-tree.sh does not re-apply them.
+cat /dev/null $(for l in "$@"; do ls "patches/$l"/*.patch 2>/dev/null; done) |
+	sha256sum | cut -d' ' -f1 | tr '\n' ' ' > "$src/.git/nosuid-series"
+git -C "$src" rev-parse HEAD >> "$src/.git/nosuid-series"
