@@ -22,7 +22,8 @@ for l in "$@"; do
 	prev=$end
 done
 ls patches/*/*.patch 2>/dev/null | while read -r p; do
-	out=$(cd "$src" && ./scripts/checkpatch.pl --strict -q "$top/$p" 2>&1 | tail -4) || true
+	# Debian's python3 has ply for spdxcheck.py; a pyenv one may not.
+	out=$(cd "$src" && PATH=/usr/bin:/bin:$PATH ./scripts/checkpatch.pl --strict -q "$top/$p" 2>&1 | tail -4) || true
 	echo "$p: ${out:-checkpatch clean}"
 done
 # The tree is now exactly what the patches make of base: record it, so that
