@@ -39,7 +39,7 @@ kernel image: prepare
 
 check: prepare
 	@$(MAKE) --no-print-directory _image
-	@scripts/boot.sh check
+	@scripts/check.sh
 
 $(OBJ)/.config: $(FRAGMENTS) $(SRC)/.git/nosuid-series
 	@mkdir -p $(OBJ)
@@ -69,11 +69,18 @@ $(KST)/.stamp: $(shell find selftests -type f) $(SRC)/.git/nosuid-series | _kern
 		{ tail -30 $(B)/kselftest-build.log; exit 1; }
 	@touch $@
 
+# Guest programs: harness helpers in initramfs/, user tools in tools/.
 $(B)/tools/%: initramfs/%.c
 	@mkdir -p $(dir $@)
 	gcc -O2 -Wall -static -o $@ $<
 
-_image: _kernel $(KST)/.stamp $(B)/tools/vm-exit $(B)/tools/as-user
+$(B)/tools/%: tools/%.c $(SRC)/.git/nosuid-series | _kernel
+	@mkdir -p $(dir $@)
+	gcc -O2 -Wall -static -isystem $(OBJ)/usr/include -o $@ $<
+
+GUEST_TOOLS := vm-exit as-user $(basename $(notdir $(wildcard tools/*.c)))
+
+_image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
 	@{ sed -e 's|@B@|$(B)|g' -e 's|@TOP@|$(TOP)|g' initramfs/files.list; \
 	  busybox --list-full | grep -vxE 'usr/bin/timeout|bin/busybox' | \
 		sed 's|^\(.*\)$$|slink /\1 /bin/busybox 0777 0 0|'; \

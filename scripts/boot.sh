@@ -23,7 +23,8 @@ image=${IMAGE:-$B/initramfs.cpio}
 logdir=${LOGDIR:-$B}
 console=$logdir/console-$mode.log
 out=$logdir/output-$mode.log
-[ "$mode" = check ] && out=$logdir/kselftest.tap
+[ "$mode" = check ] && out=$logdir/kselftest${BOOT_NAME:+-$BOOT_NAME}.tap
+[ -n "${BOOT_NAME:-}" ] && console=$logdir/console-$mode-$BOOT_NAME.log
 timeout=${BOOT_TIMEOUT:-600}
 [ "$mode" = probe ] && timeout=30
 
@@ -37,8 +38,12 @@ qemu() {	# ACCEL TIMEOUT MODE APPEND...
 	local serial0=(-serial "file:$console")
 	[ "$m" = shell ] && serial0=(-serial mon:stdio)
 	rm -f "$console" "$out"
+	# QEMU_ICOUNT=1: guest time counts instructions (1 ns each), for
+	# repeatable cost measurements; it needs single-threaded TCG.
+	local icount=()
+	[ -n "${QEMU_ICOUNT:-}" ] && accel=tcg icount=(-icount shift=0,sleep=off)
 	timeout --foreground -k 5 "$limit" qemu-system-x86_64 \
-		-accel "$accel" -smp 2 -m 1G -display none -monitor none \
+		-accel "$accel" "${icount[@]}" -smp 2 -m 1G -display none -monitor none \
 		-no-reboot "${serial0[@]}" -serial "file:$out" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$bzimage" -initrd "$image" \
@@ -97,9 +102,8 @@ fi
 case "$mode" in
 probe) exit 0 ;;
 check)
-	echo "guest finished in ${secs%.*} s; TAP log: $out"
-	awk -f "$top/scripts/tap-summary.awk" "$out"
-	exit $?
+	echo "guest finished in ${secs%.*} s; TAP log: $out" >&2
+	exit 0
 	;;
 *)
 	cat "$out"

@@ -5,7 +5,7 @@
 # or nothing passed.
 function report(kind, name) {
 	count[kind]++
-	printf "%-4s %s\n", kind, name
+	printf "%-4s %s%s\n", kind, name, boot == "" ? "" : " [" boot "]"
 }
 { sub(/\r$/, ""); gsub(/\033\[[0-9;?]*[a-zA-Z]/, ""); gsub(/\033[a-zA-Z]/, "") }
 /^# selftests: / { suite = $3; sub(/:$/, "", suite); nested = nfail = 0; next }

@@ -187,25 +187,27 @@ TEST(kept_across_exec)
 	ASSERT_EQ(PR_NETWORK_OFF, exec_state(_metadata));
 }
 
-static void read_attr(struct __test_metadata *const _metadata, pid_t pid,
-		      const char *expected)
+/* The NoNetwork: line of /proc/PID/status, as another process sees it. */
+static void expect_status(struct __test_metadata *const _metadata, pid_t pid,
+			  const char *expected)
 {
-	char path[64], buf[16] = {};
-	int fd;
+	char path[64], line[128];
+	bool found = false;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/attr/disablenetwork/current",
-		 pid);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd)
-	{
-		TH_LOG("%s: %s", path, strerror(errno));
-	}
-	EXPECT_LT(0, read(fd, buf, sizeof(buf) - 1));
-	EXPECT_STREQ(expected, buf);
-	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NoNetwork:", 10)) {
+			found = true;
+			EXPECT_STREQ(expected, line);
+		}
+	fclose(f);
+	EXPECT_TRUE(found);
 }
 
-/* A uid 1000 nosuid child, gated or not, that waits for the pipe to close. */
+/* A uid 1000 nosuid child, gated or not, that waits for a byte. */
 static pid_t spawn_waiter(struct __test_metadata *const _metadata, bool gated,
 			  int *release)
 {
@@ -236,7 +238,12 @@ static pid_t spawn_waiter(struct __test_metadata *const _metadata, bool gated,
 	return pid;
 }
 
-TEST(proc_attr_current)
+/*
+ * Seen from outside.  DESIGN.md's decisions put it in /proc/PID/status
+ * rather than /proc/PID/attr/disablenetwork/ (a getprocattr hook would
+ * answer the legacy /proc/PID/attr/current in place of a major LSM).
+ */
+TEST(proc_status)
 {
 	int release_gated, release_open;
 	pid_t gated, open;
@@ -247,11 +254,11 @@ TEST(proc_attr_current)
 	ASSERT_LT(0, gated);
 	ASSERT_LT(0, open);
 	/* Read from outside, by the (root) parent. */
-	read_attr(_metadata, gated, "1\n");
-	read_attr(_metadata, open, "0\n");
-	read_attr(_metadata, getpid(), "0\n");
-	close(release_gated);
-	close(release_open);
+	expect_status(_metadata, gated, "NoNetwork:\t1\n");
+	expect_status(_metadata, open, "NoNetwork:\t0\n");
+	expect_status(_metadata, getpid(), "NoNetwork:\t0\n");
+	EXPECT_EQ(1, write(release_gated, "", 1));
+	EXPECT_EQ(1, write(release_open, "", 1));
 	EXPECT_EQ(0, wait_child(gated));
 	EXPECT_EQ(0, wait_child(open));
 }

@@ -431,6 +431,23 @@ static inline int wait_status(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
+/* Returns the number after "@name:" in /proc/self/status, or -1. */
+static inline int status_field(const char *name)
+{
+	char line[256];
+	size_t len = strlen(name);
+	int value = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			value = atoi(line + len + 1);
+	fclose(f);
+	return value;
+}
+
 enum who {
 	ROOT,
 	USER,		/* uid 1000 */

@@ -1,0 +1,23 @@
+#!/bin/bash
+# make check: boot the test kernel twice and summarise both TAP logs.
+#  1. the normal boot runs every kselftest of the project;
+#  2. a boot with the disablenetwork LSM left out of lsm= runs the network
+#     suite, whose tests must then SKIP and say why (the prctls are EINVAL).
+# Prints one line per test, then "N passed, N failed, N skipped"; fails when
+# a boot did not finish, anything failed or nothing passed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build
+rc=0
+"$top/scripts/boot.sh" check || rc=1
+taps=("$B/kselftest.tap")
+if [ -d "$B/kselftest-root/kselftest/network" ]; then
+	BOOT_NAME=nolsm "$top/scripts/boot.sh" check hsuite=network \
+		lsm=landlock,lockdown,yama || rc=1
+	taps+=(boot="lsm without disablenetwork" "$B/kselftest-nolsm.tap")
+fi
+if [ $rc -ne 0 ]; then
+	echo "error: a boot did not finish; no summary" >&2
+	exit 1
+fi
+awk -f "$top/scripts/tap-summary.awk" "${taps[@]}"
