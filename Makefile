@@ -16,7 +16,10 @@ JOBS     ?= $(shell echo $$(($$(nproc) + 1)))
 LAYERS   := nosuid network userns
 PATCHES  := $(foreach l,$(LAYERS),$(sort $(wildcard patches/$(l)/*.patch)))
 SELFTESTS := $(notdir $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile)))
-FRAGMENTS := config/kernel.config $(wildcard $(SELFTESTS:%=selftests/%/config))
+# In-tree kselftests run too: lsm checks the new LSM's id and name.
+TREE_SELFTESTS := lsm
+FRAGMENTS := config/kernel.config $(wildcard $(SELFTESTS:%=selftests/%/config)) \
+	$(TREE_SELFTESTS:%=$(SRC)/tools/testing/selftests/%/config)
 CCACHE   := $(shell command -v ccache 2>/dev/null)
 KMAKE    := $(MAKE) -C $(SRC) O=$(OBJ) ARCH=x86_64 LOCALVERSION= $(if $(CCACHE),CC="ccache gcc")
 BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
@@ -45,7 +48,7 @@ $(OBJ)/.config: $(FRAGMENTS) $(SRC)/.git/nosuid-series
 	@mkdir -p $(OBJ)
 	$(KMAKE) -s tinyconfig
 	cd $(OBJ) && $(SRC)/scripts/kconfig/merge_config.sh -m -O $(OBJ) \
-		$(OBJ)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) > $(OBJ)/merge.log
+		$(OBJ)/.config $(abspath $(FRAGMENTS)) > $(OBJ)/merge.log
 	$(KMAKE) -s olddefconfig
 	@scripts/check-config.sh $@ $(FRAGMENTS)
 
@@ -64,7 +67,7 @@ $(KST)/.stamp: $(shell find selftests -type f) $(SRC)/.git/nosuid-series | _kern
 	done
 	rm -rf $(KST)
 	$(MAKE) -s -C $(SRC)/tools/testing/selftests O=$(OBJ) \
-		TARGETS="$(SELFTESTS)" KHDR_INCLUDES="-isystem $(OBJ)/usr/include" \
+		TARGETS="$(SELFTESTS) $(TREE_SELFTESTS)" KHDR_INCLUDES="-isystem $(OBJ)/usr/include" \
 		USERLDFLAGS=-static INSTALL_PATH=$(KST) install > $(B)/kselftest-build.log 2>&1 || \
 		{ tail -30 $(B)/kselftest-build.log; exit 1; }
 	@touch $@

@@ -44,6 +44,7 @@
 #endif
 
 #define NOSUID_VERSION		"1.0"
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define EXIT_FAILED		125	/* nosuid itself failed */
 #define EXIT_CANNOT_RUN		126	/* COMMAND found but not executable */
@@ -291,10 +292,10 @@ static int show_status(const char *pid)
 			die("no process %s", pid);
 		die("cannot read %s: %s", file, strerror(errno));
 	}
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		/* Missing: the kernel lacks that part of the series. */
 		if (!status_field(text, keys[i], val, sizeof(val)))
-			strcpy(val, "unknown");
+			snprintf(val, sizeof(val), "unknown");
 		printf("%s:\t%s\n", keys[i], val);
 	}
 	/* Reading another task's namespace link needs ptrace read access. */

@@ -68,7 +68,7 @@
 #define USER_ID 1000
 #define NO_NETWORK_PRCTL "kernel without PR_SET_NETWORK"
 
-/* Pass the value, not -1: the errno of a failed call, negated. */
+/* 0, or -errno when the call failed: one value to compare. */
 #define RET(call) ((call) < 0 ? -errno : 0)
 
 static __maybe_unused bool have_network_prctl(void)
@@ -119,13 +119,14 @@ static __maybe_unused void become_user(struct __test_metadata *const _metadata)
  */
 #define CLOSE_GATE()                                                      \
 	do {                                                              \
-		if (prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0) &&     \
-		    errno == EINVAL)                                      \
+		int __gate = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0); \
+		if (__gate && errno == EINVAL)                            \
 			SKIP(return, NO_NETWORK_PRCTL);                   \
-		ASSERT_EQ(PR_NETWORK_OFF, prctl(PR_GET_NETWORK, 0, 0, 0, 0)) \
+		ASSERT_EQ(0, __gate)                                      \
 		{                                                         \
 			TH_LOG("PR_SET_NETWORK: %s", strerror(errno));    \
 		}                                                         \
+		ASSERT_EQ(PR_NETWORK_OFF, prctl(PR_GET_NETWORK, 0, 0, 0, 0)); \
 	} while (0)
 
 /* Make a blocked receive a failure, not a hang of the whole test. */

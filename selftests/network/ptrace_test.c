@@ -288,4 +288,42 @@ TEST(traceme)
 	ASSERT_EQ(0, wait_child(gated));
 }
 
+/*
+ * A tracer that attached before the gate closed: closing it must not leave
+ * the gated task in control of a tracee that still has the network.
+ * Either the gate refuses to close while it traces one (EBUSY), or the
+ * tracee is out of its reach afterwards.
+ */
+TEST(attached_before_gate)
+{
+	struct target t;
+	int status, ret;
+
+	become_user(_metadata);
+	REQUIRE_NETWORK_PRCTL();
+	spawn_target(_metadata, &t, false);
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, t.pid, 0, 0));
+	/* Control: full control now. */
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, t.pid, 0, 0));
+	ASSERT_EQ(t.pid, waitpid(t.pid, &status, __WALL));
+	ASSERT_EQ(0, ptrace(PTRACE_POKEDATA, t.pid, scratch, 1));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, t.pid, 0, 0));
+
+	/* Still tracing an open task: closing the gate would leave a way out. */
+	ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0);
+	ASSERT_EQ(-1, ret);
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, prctl(PR_GET_NETWORK, 0, 0, 0, 0));
+
+	/* Control: once detached, the gate closes. */
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, t.pid, 0, 0));
+	ASSERT_EQ(t.pid, waitpid(t.pid, &status, __WALL));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, t.pid, 0, 0));
+	ASSERT_EQ(0, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0));
+	EXPECT_EQ(-1, ptrace(PTRACE_SEIZE, t.pid, 0, 0));
+	EXPECT_EQ(EPERM, errno);
+	kill(t.pid, SIGKILL);
+	waitpid(t.pid, &status, __WALL);
+}
+
 TEST_HARNESS_MAIN

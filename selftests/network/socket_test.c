@@ -12,12 +12,25 @@
  */
 
 #define _GNU_SOURCE
+#include <linux/if_alg.h>
 #include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/netlink.h>
+#include <linux/vm_sockets.h>
 
 #include "common.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
+#endif
+#ifndef SOL_SCTP
+#define SOL_SCTP 132
+#endif
+#ifndef SCTP_SOCKOPT_BINDX_ADD
+#define SCTP_SOCKOPT_BINDX_ADD 100
+#endif
+#ifndef SCTP_SOCKOPT_CONNECTX
+#define SCTP_SOCKOPT_CONNECTX 110
 #endif
 
 /* The errnos of socket() for something this kernel was built without. */
@@ -27,13 +40,30 @@ static bool not_built(int err)
 	       err == ESOCKTNOSUPPORT;
 }
 
-/* A user and network namespace of our own, where we hold CAP_NET_RAW. */
+/*
+ * A user and network namespace of our own, where we hold CAP_NET_RAW.
+ * Skipped only where unprivileged user namespaces are not available: not
+ * built (EINVAL) or switched off by Debian's sysctl.
+ */
 static bool enter_own_netns(struct __test_metadata *const _metadata)
 {
+	char on = '1';
+	int fd, err;
+
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)
 		return true;
-	SKIP(return false, "no unprivileged user namespace: %s",
-	     strerror(errno));
+	err = errno;
+	if (err == EINVAL)
+		SKIP(return false, "no user namespaces in this kernel");
+	fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_RDONLY);
+	if (fd >= 0 && read(fd, &on, 1) == 1 && on == '0')
+		SKIP(return false, "unprivileged user namespaces switched off");
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("unshare(CLONE_NEWUSER | CLONE_NEWNET): %s",
+		       strerror(err));
+	}
+	return false;
 }
 
 FIXTURE(socket_create) {};
@@ -531,6 +561,207 @@ TEST_F(inet, received_socket)
 	ASSERT_EQ(-EPERM, ping_to(fd[0], 0, &self->server));
 	ASSERT_EQ(-EPERM, ping_to(fd[1], send_flags(variant), &self->server));
 	ASSERT_EQ(-EPERM, connect_to(fd[1], &self->server));
+}
+
+/*
+ * Sockets of the other families, kept from before the gate: bind(),
+ * connect() and addressed sends are refused whatever the family.  The
+ * control is the same call on a twin socket before the gate; where it
+ * cannot succeed (no peer, no such operation), it fails with another
+ * errno, which shows that the EPERM comes from the gate.
+ */
+FIXTURE(kept) {};
+
+#define NOT_EPERM INT_MIN
+
+FIXTURE_VARIANT(kept)
+{
+	int family, type, protocol;
+	bool own_netns;
+	/* Control results: 0 or a length, -errno, or NOT_EPERM. */
+	int bind_ret, connect_ret, sendto_ret;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(kept, netlink) {
+	.family = AF_NETLINK, .type = SOCK_RAW, .protocol = NETLINK_ROUTE,
+	/* To the kernel (port 0): a message too short to be parsed. */
+	.bind_ret = 0, .connect_ret = 0, .sendto_ret = 4,
+};
+FIXTURE_VARIANT_ADD(kept, vsock) {
+	.family = AF_VSOCK, .type = SOCK_STREAM,
+	/* Non-blocking connect to a local port nobody listens on. */
+	.bind_ret = 0, .connect_ret = NOT_EPERM, .sendto_ret = NOT_EPERM,
+};
+FIXTURE_VARIANT_ADD(kept, packet) {
+	.family = AF_PACKET, .type = SOCK_DGRAM, .protocol = 0x0300,
+	.own_netns = true,
+	.bind_ret = 0, .connect_ret = -EOPNOTSUPP, .sendto_ret = NOT_EPERM,
+};
+/* bind() selects an algorithm: ENOENT if sha256 is not built. */
+FIXTURE_VARIANT_ADD(kept, alg) {
+	.family = AF_ALG, .type = SOCK_SEQPACKET,
+	.bind_ret = NOT_EPERM, .connect_ret = -EOPNOTSUPP,
+	.sendto_ret = NOT_EPERM,
+};
+FIXTURE_VARIANT_ADD(kept, sctp_stream) {
+	.family = AF_INET, .type = SOCK_STREAM, .protocol = IPPROTO_SCTP,
+	.bind_ret = 0, .connect_ret = NOT_EPERM, .sendto_ret = NOT_EPERM,
+};
+FIXTURE_VARIANT_ADD(kept, sctp_seqpacket) {
+	.family = AF_INET, .type = SOCK_SEQPACKET, .protocol = IPPROTO_SCTP,
+	.bind_ret = 0, .connect_ret = NOT_EPERM, .sendto_ret = NOT_EPERM,
+};
+/* clang-format on */
+
+FIXTURE_SETUP(kept)
+{
+	become_user(_metadata);
+	if (variant->own_netns)
+		enter_own_netns(_metadata);
+}
+
+FIXTURE_TEARDOWN(kept)
+{
+}
+
+/* A plausible address of the family, to bind to or to reach. */
+static struct addr kept_addr(const FIXTURE_VARIANT(kept) *const variant,
+			     bool local)
+{
+	struct addr a = {};
+
+	switch (variant->family) {
+	case AF_NETLINK:
+		a.len = sizeof(struct sockaddr_nl);
+		break;
+	case AF_VSOCK: {
+		struct sockaddr_vm *vm = (void *)&a.ss;
+
+		vm->svm_cid = local ? VMADDR_CID_ANY : VMADDR_CID_LOCAL;
+		vm->svm_port = local ? VMADDR_PORT_ANY : 4242;
+		a.len = sizeof(*vm);
+		break;
+	}
+	case AF_PACKET: {
+		struct sockaddr_ll *ll = (void *)&a.ss;
+
+		ll->sll_protocol = htons(ETH_P_ALL);
+		ll->sll_ifindex = 1; /* lo */
+		a.len = sizeof(*ll);
+		break;
+	}
+	case AF_ALG: {
+		struct sockaddr_alg *alg = (void *)&a.ss;
+
+		strcpy((char *)alg->salg_type, "hash");
+		strcpy((char *)alg->salg_name, "sha256");
+		a.len = sizeof(*alg);
+		break;
+	}
+	default:
+		a = loopback(variant->family);
+		/* No SCTP listener on the discard port. */
+		if (!local)
+			a.in.sin_port = htons(9);
+		break;
+	}
+	a.sa.sa_family = variant->family;
+	return a;
+}
+
+static bool kept_sockets(struct __test_metadata *const _metadata,
+			 const FIXTURE_VARIANT(kept) *const variant, int *fd)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		fd[i] = socket(variant->family, variant->type | SOCK_NONBLOCK,
+			       variant->protocol);
+		if (fd[i] < 0 && not_built(errno))
+			SKIP(return false,
+			     "socket(%d, %d, %d) not built into this kernel",
+			     variant->family, variant->type, variant->protocol);
+		ASSERT_LE(0, fd[i]);
+	}
+	return true;
+}
+
+#define EXPECT_CONTROL(expected, seen)                                 \
+	do {                                                           \
+		int __ctl = (seen);                                    \
+		TH_LOG("control: %d", __ctl);                          \
+		if ((expected) == NOT_EPERM) {                         \
+			ASSERT_NE(-EPERM, __ctl);                      \
+		} else {                                               \
+			ASSERT_EQ((expected), __ctl);                  \
+		}                                                      \
+	} while (0)
+
+TEST_F(kept, bind)
+{
+	struct addr a = kept_addr(variant, true);
+	int fd[2];
+
+	if (!kept_sockets(_metadata, variant, fd))
+		return;
+	EXPECT_CONTROL(variant->bind_ret, bind_to(fd[0], &a));
+	CLOSE_GATE();
+	ASSERT_EQ(-EPERM, bind_to(fd[1], &a));
+}
+
+TEST_F(kept, connect)
+{
+	struct addr a = kept_addr(variant, false);
+	int fd[2];
+
+	if (!kept_sockets(_metadata, variant, fd))
+		return;
+	EXPECT_CONTROL(variant->connect_ret, connect_to(fd[0], &a));
+	CLOSE_GATE();
+	ASSERT_EQ(-EPERM, connect_to(fd[1], &a));
+}
+
+TEST_F(kept, sendto)
+{
+	struct addr a = kept_addr(variant, false);
+	int fd[2];
+
+	if (!kept_sockets(_metadata, variant, fd))
+		return;
+	EXPECT_CONTROL(variant->sendto_ret, ping_to(fd[0], 0, &a));
+	CLOSE_GATE();
+	ASSERT_EQ(-EPERM, ping_to(fd[1], 0, &a));
+}
+
+/* SCTP also binds and connects through socket options (sctp_bindx(3)). */
+TEST(sctp_sockopt)
+{
+	struct addr any = loopback(AF_INET), peer = loopback(AF_INET);
+	int fd[4], i;
+
+	peer.in.sin_port = htons(9);
+	become_user(_metadata);
+	for (i = 0; i < 4; i++) {
+		fd[i] = socket(AF_INET, SOCK_SEQPACKET | SOCK_NONBLOCK,
+			       IPPROTO_SCTP);
+		if (fd[i] < 0 && not_built(errno))
+			SKIP(return, "SCTP not built into this kernel");
+		ASSERT_LE(0, fd[i]);
+	}
+	ASSERT_EQ(0, RET(setsockopt(fd[0], SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD,
+				    &any.in, sizeof(any.in))));
+	/* Returns an association id, or EINPROGRESS. */
+	ASSERT_NE(-EPERM, RET(setsockopt(fd[1], SOL_SCTP, SCTP_SOCKOPT_CONNECTX,
+					 &peer.in, sizeof(peer.in))));
+
+	CLOSE_GATE();
+	ASSERT_EQ(-EPERM, RET(setsockopt(fd[2], SOL_SCTP,
+					 SCTP_SOCKOPT_BINDX_ADD, &any.in,
+					 sizeof(any.in))));
+	ASSERT_EQ(-EPERM, RET(setsockopt(fd[3], SOL_SCTP,
+					 SCTP_SOCKOPT_CONNECTX, &peer.in,
+					 sizeof(peer.in))));
 }
 
 /* AF_UNIX, by socket type ("unix" is a predefined macro). */

@@ -21,6 +21,7 @@
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -814,6 +815,79 @@ TEST(other_thread_busy)
 	ASSERT_EQ(1, get_nosuid());
 }
 
+static int wait_in_clone(void *fd)
+{
+	char c;
+
+	return read(*(int *)fd, &c, 1) == 1 ? 0 : 1;
+}
+
+/*
+ * A process made with CLONE_VM but not CLONE_THREAD shares our memory just
+ * like a thread does: it could be made to exec a setuid program for us.
+ */
+TEST(clone_vm_sharer_busy)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	int hold[2], status;
+	pid_t pid;
+
+	REQUIRE_NOSUID_AND_ROOT();
+	drop_to_user(_metadata);
+	ASSERT_EQ(0, pipe(hold));
+	pid = clone(wait_in_clone, stack + sizeof(stack), CLONE_VM | SIGCHLD,
+		    &hold[0]);
+	ASSERT_LT(0, pid);
+
+	ASSERT_EQ(-1, set_nosuid());
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, get_nosuid());
+
+	/* Control: once it is gone, the same task may. */
+	ASSERT_EQ(1, write(hold[1], "", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, set_nosuid());
+	ASSERT_EQ(1, get_nosuid());
+}
+
+/*
+ * A ptrace attachment made before the flag would outlive it: the flag is
+ * refused while the caller traces anyone, and allowed once it detached.
+ */
+TEST(tracing_busy)
+{
+	int hold[2], status;
+	pid_t pid;
+
+	REQUIRE_NOSUID_AND_ROOT();
+	drop_to_user(_metadata);
+	ASSERT_EQ(0, pipe(hold));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		_exit(read(hold[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(hold[0]);
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+
+	ASSERT_EQ(-1, set_nosuid());
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, get_nosuid());
+
+	/* Control: detached, the flag is set, and attaching is refused. */
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, __WALL));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, 0, 0));
+	ASSERT_EQ(0, set_nosuid());
+	ASSERT_EQ(-1, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	ASSERT_EQ(EPERM, errno);
+	ASSERT_EQ(1, write(hold[1], "", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+}
+
 static int count_threads(void)
 {
 	struct dirent *de;
@@ -1109,6 +1183,7 @@ FIXTURE_TEARDOWN(ptrace)
 enum access {
 	ACCESS_ATTACH,
 	ACCESS_SEIZE,
+	ACCESS_MEM_READ,
 	ACCESS_MEM_WRITE,
 	ACCESS_VM_WRITEV,
 	ACCESS_VM_READV,
@@ -1133,13 +1208,20 @@ static int try_access(enum access access, pid_t pid, int fd)
 	case ACCESS_SEIZE:
 		/* Detached when the tracer exits. */
 		return ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? errno : 0;
+	case ACCESS_MEM_READ:
 	case ACCESS_MEM_WRITE:
+		/* Both open modes need PTRACE_MODE_ATTACH. */
 		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = open(path, (access == ACCESS_MEM_READ ? O_RDONLY : O_RDWR) |
+				O_CLOEXEC);
 		if (fd < 0)
 			return errno;
-		ret = pwrite(fd, &value, sizeof(value),
-			     (off_t)(uintptr_t)&target_word);
+		if (access == ACCESS_MEM_READ)
+			ret = pread(fd, &value, sizeof(value),
+				    (off_t)(uintptr_t)&target_word);
+		else
+			ret = pwrite(fd, &value, sizeof(value),
+				     (off_t)(uintptr_t)&target_word);
 		ret = ret == sizeof(value) ? 0 : errno;
 		close(fd);
 		return ret;
@@ -1196,7 +1278,8 @@ static void check_access(struct __test_metadata *const _metadata,
 	const bool writes = access == ACCESS_MEM_WRITE ||
 			    access == ACCESS_VM_WRITEV;
 	/* Opening /proc/PID/mem reports the refusal of mm_access(). */
-	const int denial = access == ACCESS_MEM_WRITE ? EACCES : EPERM;
+	const int denial = access == ACCESS_MEM_READ ||
+			   access == ACCESS_MEM_WRITE ? EACCES : EPERM;
 	struct {
 		int access_errno, tracee_code;
 	} *res;
@@ -1264,6 +1347,11 @@ TEST_F(ptrace, attach)
 TEST_F(ptrace, seize)
 {
 	check_access(_metadata, variant, ACCESS_SEIZE);
+}
+
+TEST_F(ptrace, proc_mem_read)
+{
+	check_access(_metadata, variant, ACCESS_MEM_READ);
 }
 
 TEST_F(ptrace, proc_mem_write)

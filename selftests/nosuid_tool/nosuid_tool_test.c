@@ -105,8 +105,9 @@ static int drop_keep_ambient(void)
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) ||
 	    drop(USER_ID, USER_ID, USER_ID, USER_ID))
 		return -1;
-	data[0].permitted = data[0].effective = data[0].inheritable =
-		1U << CAP_NET_RAW;
+	data[0].permitted = 1U << CAP_NET_RAW;
+	data[0].effective = data[0].permitted;
+	data[0].inheritable = data[0].permitted;
 	if (syscall(SYS_capset, &head, data))
 		return -1;
 	return prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_RAW, 0, 0);
@@ -320,7 +321,8 @@ static void scratch_setup(struct __test_metadata *const _metadata,
 	char exe[PATH_MAX], helper[PATH_MAX + 32];
 	ssize_t len;
 
-	s->netns_clone = s->max_netns = -1;
+	s->netns_clone = -1;
+	s->max_netns = -1;
 	if (geteuid())
 		SKIP(return, "must run as root, to drop to uid %d itself",
 		     USER_ID);
@@ -330,7 +332,7 @@ static void scratch_setup(struct __test_metadata *const _metadata,
 		TH_LOG("the tool is not installed as %s: %m", tool());
 	ASSERT_EQ(0, access(tool(), X_OK));
 
-	strcpy(s->dir, "/tmp/nosuid_tool.XXXXXX");
+	snprintf(s->dir, sizeof(s->dir), "/tmp/nosuid_tool.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(s->dir));
 	ASSERT_EQ(0, chmod(s->dir, 0777));
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -360,7 +362,10 @@ static void scratch_teardown(struct __test_metadata *const _metadata,
 	if (s->max_netns >= 0 && read_sysctl(MAX_NETNS_SYSCTL) != s->max_netns)
 		EXPECT_EQ(0, write_sysctl(MAX_NETNS_SYSCTL, s->max_netns));
 
-	if (!s->dir[0] || !(dir = opendir(s->dir)))
+	if (!s->dir[0])
+		return;
+	dir = opendir(s->dir);
+	if (!dir)
 		return;
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] == '.')
@@ -763,9 +768,9 @@ static void expect_status(struct __test_metadata *const _metadata,
 	size_t i;
 
 	snprintf(p, sizeof(p), "%d", pid);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		if (!proc_field(p, keys[i], val, sizeof(val)))
-			strcpy(val, "unknown");
+			snprintf(val, sizeof(val), "unknown");
 		snprintf(line, sizeof(line), "%s:\t%s\n", keys[i], val);
 		ASSERT_HAS(out, line);
 	}

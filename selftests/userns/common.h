@@ -181,7 +181,7 @@ static inline int get_if_flags(const char *name)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	ret = ioctl(fd, SIOCGIFFLAGS, &ifr) ? -errno : (unsigned short)ifr.ifr_flags;
 	close(fd);
 	return ret;
@@ -196,7 +196,7 @@ static inline int set_if_up(const char *name, bool up)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr)) {
 		err = errno;
 	} else {
@@ -221,7 +221,7 @@ static inline int add_addr_ioctl(const char *name, const char *addr)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	sin->sin_family = AF_INET;
 	inet_pton(AF_INET, addr, &sin->sin_addr);
 	if (ioctl(fd, SIOCSIFADDR, &ifr))

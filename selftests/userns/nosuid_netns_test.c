@@ -170,6 +170,19 @@ TEST_F(create, netns_needs_nosuid)
 	EXPECT_EQ(1, r.action);
 }
 
+/*
+ * Control of netns_needs_nosuid: lo_ready() can tell, and a privileged
+ * creator still gets the usual namespace, lo down, to set up as it likes.
+ */
+TEST_F(create, privileged_netns_unchanged)
+{
+	struct report r;
+
+	ASSERT_EQ(0, new_task(variant->method, CLONE_NEWNET, lo_ready, &r));
+	EXPECT_NE(netns_ino(), r.netns);
+	EXPECT_EQ(0, r.action);
+}
+
 TEST_F(create, netns_with_unrelated_flags)
 {
 	const ino_t outer = netns_ino();
@@ -205,14 +218,14 @@ TEST_F(create, other_namespaces_refused)
 
 	REQUIRE_NOSUID();
 	/* Control: the combinations are valid, root gets each of them. */
-	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
 		EXPECT_EQ(0, new_task(variant->method,
 				      CLONE_NEWNET | others[i].flag, NULL, &r))
 			TH_LOG("root: CLONE_NEWNET | %s", others[i].name);
 	}
 
 	drop_to_user(_metadata, true);
-	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
 		EXPECT_EQ(EPERM, new_task(variant->method,
 					  CLONE_NEWNET | others[i].flag, NULL,
 					  &r))
@@ -879,7 +892,8 @@ TEST(busybox_unshare_n)
 	snprintf(helper, sizeof(helper), "%s/nosuid_exec", dirname(self));
 	n = readlink("/proc/self/ns/net", outer, sizeof(outer) - 2);
 	ASSERT_LT(0, n);
-	strcpy(outer + n, "\n");
+	outer[n++] = '\n';
+	outer[n] = '\0';
 
 	/* Controls: the helper alone changes nothing, unshare alone fails. */
 	EXPECT_EQ(0, run(_metadata, USER, same, out, sizeof(out)));
