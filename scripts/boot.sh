@@ -25,7 +25,7 @@ console=$logdir/console-$mode.log
 out=$logdir/output-$mode.log
 [ "$mode" = check ] && out=$logdir/kselftest${BOOT_NAME:+-$BOOT_NAME}.tap
 [ -n "${BOOT_NAME:-}" ] && console=$logdir/console-$mode-$BOOT_NAME.log
-timeout=${BOOT_TIMEOUT:-600}
+timeout=${BOOT_TIMEOUT:-300}
 [ "$mode" = probe ] && timeout=30
 
 for f in "$bzimage" "$image"; do

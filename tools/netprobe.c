@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,9 +119,17 @@ static int serve(const char *kind, const char *arg)
 		return fail("bind");
 	if (type == SOCK_STREAM && listen(fd, 16))
 		return fail("listen");
-	/* Listening now: detach, so the caller can go on. */
+	/*
+	 * Listening now: detach, so the caller can go on, and let go of its
+	 * stdout, which may be a pipe that someone reads to its end.
+	 */
 	if (fork() == 0) {
+		int null = open("/dev/null", O_RDWR);
+
 		setsid();
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
 		echo(fd, type);
 		_exit(0);
 	}
