@@ -12,7 +12,7 @@
 # usage: prepare-tree.sh TARBALL SRCDIR PATCHDIR LAYER...
 set -euo pipefail
 
-tarball=$1 src=$2 pdir=$3
+tarball=$1 src=$2 pdir=$(cd "$3" && pwd)
 shift 3
 layers=("$@")
 patches=()
