@@ -11,6 +11,7 @@
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #define TAP_NAME "dntap0"
 
@@ -30,7 +31,10 @@ static int tun_attach(const char *name)
 
 FIXTURE(tun) {};
 
-/* Root makes a persistent tap that belongs to the test user. */
+/*
+ * Root makes a persistent tap that belongs to the test user, and gives
+ * /dev/net/tun the 0666 mode that udev gives it on distributions.
+ */
 FIXTURE_SETUP(tun)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
@@ -39,6 +43,7 @@ FIXTURE_SETUP(tun)
 	if (fd < 0 && errno == ENOENT)
 		SKIP(return, "kernel without TUN/TAP (no /dev/net/tun)");
 	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, chmod("/dev/net/tun", 0666));
 	strncpy(ifr.ifr_name, TAP_NAME, IFNAMSIZ - 1);
 	ASSERT_EQ(0, ioctl(fd, TUNSETIFF, &ifr));
 	ASSERT_EQ(0, ioctl(fd, TUNSETOWNER, USER_ID));
