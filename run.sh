@@ -1,14 +1,19 @@
 #!/bin/bash
 # The main job: build what is stale, boot the patched kernel in QEMU and
-# run the demonstration as the unprivileged user.
-#   ./run.sh              the scripted demo of the series
-#   ./run.sh --shell      an interactive busybox shell as uid 1000
+# run the demonstration as the unprivileged user (uid 1000).
+#   ./run.sh              the scripted demo: a setuid-root program under
+#                         nosuid, the network gate (TCP, UDP, AF_UNIX path and
+#                         abstract, a socket connected before), unprivileged
+#                         unshare -n, and what stays refused without nosuid;
+#                         exit 0 only if every step behaved as promised
+#   ./run.sh --shell      an interactive busybox shell as uid 1000 (the
+#                         nosuid tool, netprobe and suid-show-ids are there)
 #   ./run.sh -- CMD...    run CMD in the guest as uid 1000, return its status
-#   ./run.sh --help
+#   ./run.sh --help       this text; "make check" runs the kselftests
 set -euo pipefail
 cd "$(dirname "$0")"
 usage() {
-	sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 }
 mode=demo
 case "${1:-}" in
