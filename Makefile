@@ -3,6 +3,7 @@
 #
 #   make            kernel + image (what is stale only)
 #   make check      build, boot, run every kselftest, print the summary
+#   make bisect-check  every patch of the series builds and boots alone
 #   make export     save the commits of build/linux into patches/
 #   make clean      drop build products, keep the unpacked tree
 #   make distclean  drop build/ entirely
@@ -26,7 +27,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check export reset-tree clean distclean \
+.PHONY: all prepare kernel image check bisect-check export reset-tree clean distclean \
 	_kernel _image
 all: image
 
@@ -92,6 +93,10 @@ _image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
 	cd $(OBJ) && $(SRC)/usr/gen_initramfs.sh -o $(IMAGE).tmp \
 		$(B)/initramfs.list -u squash -g squash $(dir $(KST))
 	@mv $(IMAGE).tmp $(IMAGE)
+
+# Each commit of the series builds and boots on its own (slow: a build each).
+bisect-check: image
+	@scripts/bisect-check.sh
 
 export:
 	@scripts/export-series.sh $(SRC) $(LAYERS)
