@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <linux/prctl.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,8 @@ TEST(kernel_is_patched_6_12)
 	ASSERT_LT(strlen("-nosuid"), n);
 	/* CONFIG_LOCALVERSION of config/kernel.config */
 	ASSERT_STREQ("-nosuid", u.release + n - strlen("-nosuid"));
+	/* ... and the series is in it: an unpatched kernel says EINVAL. */
+	ASSERT_EQ(0, prctl(PR_GET_NOSUID, 0, 0, 0, 0));
 }
 
 TEST(unprivileged_user_exists)
