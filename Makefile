@@ -3,6 +3,8 @@
 #
 #   make            kernel + image (what is stale only)
 #   make check      build, boot, run every kselftest, print the summary
+#   make check-debug   the same suite on a debug kernel (KASAN, lockdep, ...)
+#   make check-upstream  the kernel's own selftests, unpatched vs patched
 #   make bisect-check  every patch of the series builds and boots alone
 #   make export     save the commits of build/linux into patches/
 #   make clean      drop build products, keep the unpacked tree
@@ -19,7 +21,7 @@ PATCHES  := $(foreach l,$(LAYERS),$(sort $(wildcard patches/$(l)/*.patch)))
 SELFTESTS := $(notdir $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile)))
 # In-tree kselftests run too: lsm checks the new LSM's id and name.
 TREE_SELFTESTS := lsm
-FRAGMENTS := config/kernel.config $(wildcard $(SELFTESTS:%=selftests/%/config)) \
+FRAGMENTS := config/kernel.config config/upstream.config $(wildcard $(SELFTESTS:%=selftests/%/config)) \
 	$(TREE_SELFTESTS:%=$(SRC)/tools/testing/selftests/%/config)
 CCACHE   := $(shell command -v ccache 2>/dev/null)
 KMAKE    := $(MAKE) -C $(SRC) O=$(OBJ) ARCH=x86_64 LOCALVERSION= $(if $(CCACHE),CC="ccache gcc")
@@ -27,8 +29,8 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check bisect-check export reset-tree clean distclean \
-	_kernel _image
+.PHONY: all prepare kernel image check check-debug check-upstream bisect-check \
+	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
 # Packages and the patched tree come first, in their own make, so that the
@@ -52,6 +54,36 @@ $(OBJ)/.config: $(FRAGMENTS) $(SRC)/.git/nosuid-series
 		$(OBJ)/.config $(abspath $(FRAGMENTS)) > $(OBJ)/merge.log
 	$(KMAKE) -s olddefconfig
 	@scripts/check-config.sh $@ $(FRAGMENTS)
+
+# The debug kernel: the same tree and fragments plus config/debug.config,
+# built in its own directory; it boots the normal image.
+DOBJ     := $(B)/obj-debug
+DKMAKE   := $(subst O=$(OBJ),O=$(DOBJ),$(KMAKE))
+
+$(DOBJ)/.config: $(FRAGMENTS) config/debug.config $(SRC)/.git/nosuid-series
+	@mkdir -p $(DOBJ)
+	$(DKMAKE) -s tinyconfig
+	cd $(DOBJ) && $(SRC)/scripts/kconfig/merge_config.sh -m -O $(DOBJ) \
+		$(DOBJ)/.config $(abspath $(FRAGMENTS) config/debug.config) > $(DOBJ)/merge.log
+	$(DKMAKE) -s olddefconfig
+	@scripts/check-config.sh $@ $(FRAGMENTS) config/debug.config
+
+_debug-kernel: $(DOBJ)/.config
+	@start=$$(date +%s); $(DKMAKE) -j$(JOBS) -s bzImage && \
+		echo "debug kernel: $$($(DKMAKE) -s kernelrelease), built in $$(( $$(date +%s) - start )) s"
+
+check-debug: prepare
+	@$(MAKE) --no-print-directory _image _debug-kernel
+	@scripts/check-debug.sh
+
+# The kernel's own selftests of the areas the series touches, on the
+# unpatched kernel (same config, series left out) and on the patched one.
+UPSTREAM_TARGETS := capabilities clone3 landlock lsm net/af_unix nsfs prctl \
+	ptrace seccomp
+
+check-upstream: prepare
+	@$(MAKE) --no-print-directory _image
+	@scripts/check-upstream.sh $(UPSTREAM_TARGETS)
 
 _kernel: $(OBJ)/.config
 	$(KMAKE) -j$(JOBS) -s bzImage

@@ -17,7 +17,8 @@ mode=$1
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
-# BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image.
+# BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image;
+# KERNEL_LOGLEVEL replaces "quiet" (check-debug shows every message).
 bzimage=${BZIMAGE:-$B/obj/arch/x86/boot/bzImage}
 image=${IMAGE:-$B/initramfs.cpio}
 logdir=${LOGDIR:-$B}
@@ -47,7 +48,7 @@ qemu() {	# ACCEL TIMEOUT MODE APPEND...
 		-no-reboot "${serial0[@]}" -serial "file:$out" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$bzimage" -initrd "$image" \
-		-append "console=ttyS0 panic=-1 oops=panic quiet hmode=$m $*"
+		-append "console=ttyS0 panic=-1 oops=panic ${KERNEL_LOGLEVEL:-quiet} hmode=$m $*"
 }
 
 # KVM only when it really runs a guest: on these machines /dev/kvm exists

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="linux-source-6.12 gcc make qemu-system-x86 busybox-static libcap-dev
-bc flex bison libelf-dev libssl-dev cpio ccache xz-utils git rsync perl python3-ply python3-git"
+libcap-ng-dev bc flex bison libelf-dev libssl-dev cpio ccache xz-utils git rsync perl python3-ply python3-git"
 
 missing=
 for p in $PKGS; do

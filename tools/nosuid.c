@@ -27,7 +27,6 @@
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include <linux/securebits.h>
 
 /* Values of the series, for headers older than it. */
 #ifndef PR_SET_NOSUID
@@ -38,9 +37,6 @@
 #endif
 #ifndef PR_NETWORK_OFF
 #define PR_NETWORK_OFF		1
-#endif
-#ifndef SECBIT_NOROOT
-#define SECBIT_NOROOT		(1 << 0)
 #endif
 
 #define NOSUID_VERSION		"1.0"
@@ -62,9 +58,9 @@ static const char help_text[] =
 "Run COMMAND so that neither it nor anything it starts can gain privilege\n"
 "through exec: setuid and setgid bits and file capabilities are ignored, as\n"
 "if every file lived on a nosuid mount (prctl PR_SET_NOSUID).  This cannot\n"
-"be undone.  The caller must hold no capabilities, must not be root (unless\n"
-"SECBIT_NOROOT is set), and its real, effective, saved and filesystem ids\n"
-"must be equal.\n"
+"be undone.  The caller must hold no capabilities, must not be uid 0, gid 0\n"
+"or in group 0 (SECBIT_NOROOT or not: root owns too many files), and its\n"
+"real, effective, saved and filesystem ids must be equal.\n"
 "\n"
 "Options:\n"
 "  --no-network   also close the network gate (PR_SET_NETWORK, PR_NETWORK_OFF):\n"
@@ -166,27 +162,36 @@ static bool hex_is_zero(const char *s)
 	return s[strspn(s, "0")] == '\0';
 }
 
+static bool in_group_zero(void)
+{
+	gid_t groups[NGROUPS_MAX];
+	int i, n = getgroups(NGROUPS_MAX, groups);
+
+	for (i = 0; i < n; i++)
+		if (groups[i] == 0)
+			return true;
+	return false;
+}
+
 /* EACCES: say which privilege the kernel saw, so that it can be dropped. */
 static void __attribute__((noreturn)) refuse_privileged(void)
 {
 	char text[4096], prm[32] = "?", eff[32] = "?", amb[32] = "?";
 	bool known, caps, root;
-	int secbits;
 
 	known = read_text("/proc/self/status", text, sizeof(text)) &&
 		status_field(text, "CapPrm", prm, sizeof(prm)) &&
 		status_field(text, "CapEff", eff, sizeof(eff)) &&
 		status_field(text, "CapAmb", amb, sizeof(amb));
 	caps = known && !(hex_is_zero(prm) && hex_is_zero(eff) && hex_is_zero(amb));
-	secbits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-	/* The kernel's test: root gets every capability back at its next exec. */
-	root = getuid() == 0 && secbits >= 0 && !(secbits & SECBIT_NOROOT);
+	/* The kernel's test: the root user and group own too much to be unprivileged. */
+	root = getuid() == 0 || getgid() == 0 || in_group_zero();
 
 	if (caps)
 		fprintf(stderr, "nosuid: refusing: the caller holds capabilities (CapPrm %s CapEff %s CapAmb %s); drop them first\n",
 			prm, eff, amb);
 	if (root)
-		fputs("nosuid: refusing: the caller is uid 0 without SECBIT_NOROOT, which gets every capability back at exec; run it as an unprivileged user\n",
+		fputs("nosuid: refusing: the caller is uid 0, gid 0 or in group 0, which own most of the system's files whatever the capabilities (SECBIT_NOROOT or not); run it as an unprivileged user\n",
 		      stderr);
 	if (!caps && !root)
 		die("refusing: the caller holds privilege (EACCES; CapPrm %s CapEff %s CapAmb %s)",

@@ -294,4 +294,197 @@ TEST(other_thread)
 	ASSERT_EQ(0, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0));
 }
 
+/*
+ * pthread_join() returns as soon as the kernel has cleared the thread's tid
+ * (CLONE_CHILD_CLEARTID, early in do_exit()), before the thread has left
+ * the thread list.  For user space the thread is gone then: a program that
+ * joined all its threads must be able to close its gate, not get a
+ * spurious EBUSY, however late the thread finishes exiting on the other
+ * CPU.  The gate cannot be opened again, so each try is a fresh child.
+ */
+#define JOIN_TRIES 200
+
+FIXTURE(joined) {};
+
+FIXTURE_VARIANT(joined)
+{
+	int threads;
+};
+
+FIXTURE_VARIANT_ADD(joined, one_thread)
+{
+	.threads = 1,
+};
+
+FIXTURE_VARIANT_ADD(joined, two_threads)
+{
+	/* Two exits in flight at once, as at the end of a worker pool. */
+	.threads = 2,
+};
+
+FIXTURE_SETUP(joined)
+{
+	/* The forked tries inherit uid 1000 and nosuid. */
+	become_user(_metadata);
+}
+
+FIXTURE_TEARDOWN(joined)
+{
+}
+
+static void *return_at_once(void *arg)
+{
+	return arg;
+}
+
+/* Exit code of a try: 0, the errno of PR_SET_NETWORK, or above 200. */
+static void __attribute__((noreturn)) close_gate_after_join(int threads)
+{
+	pthread_t thread[2];
+	int i;
+
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&thread[i], NULL, return_at_once, NULL))
+			_exit(201);
+	for (i = 0; i < threads; i++)
+		if (pthread_join(thread[i], NULL))
+			_exit(202);
+	/* No other call in between: that is when the window is open. */
+	if (prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0))
+		_exit(errno);
+	_exit(prctl(PR_GET_NETWORK, 0, 0, 0, 0) == PR_NETWORK_OFF ? 0 : 203);
+}
+
+TEST_F(joined, close_gate_after_join)
+{
+	int i, code, busy = 0, failed = 0;
+	pid_t pid;
+
+	REQUIRE_NETWORK_PRCTL();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		TH_LOG("one CPU online: the exit cannot overlap the prctl");
+	for (i = 0; i < JOIN_TRIES; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			close_gate_after_join(variant->threads);
+		code = wait_child(pid);
+		if (code == EBUSY)
+			busy++;
+		else if (code)
+			failed++;
+		if (code && busy + failed <= 5)
+			TH_LOG("try %d: exit code %d (%s)", i, code,
+			       code < 128 ? strerror(code) :
+			       code < 200 ? "killed" : "setup failed");
+	}
+	TH_LOG("%d tries, %d thread(s) joined each: %d EBUSY, %d other failures",
+	       JOIN_TRIES, variant->threads, busy, failed);
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(0, failed);
+}
+
+static int count_threads(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The leader's state letter in /proc, '?' if unreadable. */
+static char leader_state(void)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", getpid(),
+		 getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold anything, even ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : '?';
+}
+
+/*
+ * Runs in the second thread once the main thread called pthread_exit():
+ * the process ends with this exit code.
+ */
+static void *close_beside_zombie_leader(void *arg)
+{
+	int i;
+
+	for (i = 0; i < 5000 && leader_state() != 'Z'; i++)
+		usleep(1000);
+	if (leader_state() != 'Z')
+		_exit(201);
+	if (!prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0))
+		_exit(0);
+	if (errno != EBUSY)
+		_exit(errno);
+	/* Refused: the gate is still open. */
+	_exit(prctl(PR_GET_NETWORK, 0, 0, 0, 0) == 0 ? EBUSY : 202);
+}
+
+static void *exit_thread(void *arg)
+{
+	pthread_exit(NULL);
+}
+
+/*
+ * A thread-group leader that called pthread_exit() stays in the thread
+ * list as a zombie until the last thread exits: the thread group is not
+ * down to one task, and the gate stays refused (EBUSY), as for nosuid.
+ */
+TEST(zombie_leader_busy)
+{
+	pthread_t thread;
+	int i, code;
+	pid_t pid;
+
+	REQUIRE_NETWORK_PRCTL();
+	become_user(_metadata);
+
+	/* Control: the other thread really gone, the same call succeeds. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		ASSERT_EQ(0, pthread_create(&thread, NULL, exit_thread, NULL));
+		ASSERT_EQ(0, pthread_join(thread, NULL));
+		for (i = 0; i < 5000 && count_threads() != 1; i++)
+			usleep(1000);
+		_exit(prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0) ? errno
+								      : 0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		ASSERT_EQ(0, pthread_create(&thread, NULL,
+					    close_beside_zombie_leader, NULL));
+		pthread_exit(NULL);
+	}
+	code = wait_child(pid);
+	ASSERT_EQ(EBUSY, code)
+	{
+		TH_LOG("exit code %d: %s", code,
+		       code > 200 ? "leader never a zombie" : strerror(code));
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -558,7 +558,15 @@ TEST(proc_status)
  * Each variant starts as root and sets up exactly the credentials it
  * names; CAP_NET_RAW stands for any capability.  A refused task then gives
  * up what it held and must be allowed, which shows that the refusal was
- * due to that and nothing else.
+ * due to that and nothing else.  What cannot be given up without privilege
+ * (uid 0, gid 0, a supplementary group) is still refused afterwards; for
+ * those, the plain_user and supplementary_other variants are the controls.
+ *
+ * uid 0 is privilege by itself, capabilities or not: it owns every
+ * root-owned file (/etc/shadow, /etc/sudoers, the kernel's /proc/sys
+ * files), so SECBIT_NOROOT, which only keeps exec from granting
+ * capabilities, does not make it acceptable.  The same goes for gid 0 and
+ * for group 0 in the supplementary list: root-group files are writable.
  */
 
 FIXTURE(refusal) {};
@@ -568,6 +576,9 @@ FIXTURE_VARIANT(refusal)
 	uid_t ruid, euid, suid, fsuid;	/* fsuid 0: the default, euid */
 	gid_t rgid, egid, sgid, fsgid;	/* fsgid 0: the default, egid */
 	bool cap_permitted, cap_effective, cap_inheritable, cap_ambient;
+	bool drop_bounding;	/* empty the bounding set too */
+	bool has_group;		/* one supplementary group: group */
+	gid_t group;
 	unsigned int securebits;
 	int expected_errno;
 	int errno_after_giving_up;
@@ -634,6 +645,41 @@ FIXTURE_VARIANT_ADD(refusal, fsgid_differs) {
 	.expected_errno = EPERM,
 };
 
+FIXTURE_VARIANT_ADD(refusal, euid_root) {
+	/* Mixed ids come first, root or not: EPERM, not EACCES. */
+	USER_IDS, .euid = 0,
+	.expected_errno = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(refusal, mixed_ids_and_caps) {
+	/* Both wrong: the ids are checked first. */
+	USER_IDS, .ruid = OTHER_ID, .cap_permitted = true,
+	.cap_effective = true,
+	.expected_errno = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(refusal, gid_root) {
+	/* All four gids 0: root-group files stay writable whatever it sets. */
+	USER_IDS, .rgid = 0, .egid = 0, .sgid = 0,
+	.expected_errno = EACCES,
+	/* Without CAP_SETGID there is no other gid to go to. */
+	.errno_after_giving_up = EACCES,
+};
+
+FIXTURE_VARIANT_ADD(refusal, supplementary_root) {
+	/* Group 0 counts in the supplementary list just as well. */
+	USER_IDS, .has_group = true, .group = 0,
+	.expected_errno = EACCES,
+	/* setgroups() needs CAP_SETGID: the group stays. */
+	.errno_after_giving_up = EACCES,
+};
+
+FIXTURE_VARIANT_ADD(refusal, supplementary_other) {
+	/* Control of the above: any other supplementary group is fine. */
+	USER_IDS, .has_group = true, .group = 100,
+	.expected_errno = 0,
+};
+
 FIXTURE_VARIANT_ADD(refusal, cap_permitted) {
 	USER_IDS, .cap_permitted = true,
 	.expected_errno = EACCES,
@@ -666,20 +712,44 @@ FIXTURE_VARIANT_ADD(refusal, root_no_caps) {
 };
 
 FIXTURE_VARIANT_ADD(refusal, root_noroot_locked_no_caps) {
+	/*
+	 * Exec grants it nothing, but uid 0 owns root's files: still
+	 * privilege.
+	 */
 	.securebits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED,
-	.expected_errno = 0,
+	.expected_errno = EACCES,
+	.errno_after_giving_up = EACCES,
 };
 
 FIXTURE_VARIANT_ADD(refusal, root_noroot_no_caps) {
 	/* Without CAP_SETPCAP the bit cannot be cleared: lock not needed. */
 	.securebits = SECBIT_NOROOT,
-	.expected_errno = 0,
+	.expected_errno = EACCES,
+	.errno_after_giving_up = EACCES,
+};
+
+FIXTURE_VARIANT_ADD(refusal, root_noroot_no_caps_no_bounding) {
+	/* Not a single capability anywhere, not even to be had back. */
+	.securebits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED,
+	.drop_bounding = true,
+	.expected_errno = EACCES,
+	.errno_after_giving_up = EACCES,
+};
+
+FIXTURE_VARIANT_ADD(refusal, root_uid_user_gid_noroot_no_caps) {
+	/* uid 0 alone, with gid 1000: the uid is reason enough. */
+	.rgid = USER_GID, .egid = USER_GID, .sgid = USER_GID,
+	.securebits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED,
+	.expected_errno = EACCES,
+	.errno_after_giving_up = EACCES,
 };
 
 FIXTURE_VARIANT_ADD(refusal, root_noroot_with_caps) {
 	.securebits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED,
 	.cap_permitted = true, .cap_effective = true,
 	.expected_errno = EACCES,
+	/* Dropping the capabilities leaves uid 0. */
+	.errno_after_giving_up = EACCES,
 };
 /* clang-format on */
 
@@ -713,6 +783,33 @@ static void set_caps(struct __test_metadata *const _metadata, bool permitted,
 	cap_free(caps);
 }
 
+/* Empty the bounding set: needs CAP_SETPCAP, so before anything else. */
+static void drop_bounding_set(struct __test_metadata *const _metadata)
+{
+	int cap;
+
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, cap, 0, 0, 0));
+	/* Past the last capability the kernel knows. */
+	ASSERT_EQ(EINVAL, errno);
+}
+
+/* A "Cap...:" line of /proc/self/status, or ~0 if missing. */
+static unsigned long long status_caps(const char *name)
+{
+	unsigned long long v = ~0ULL;
+	const size_t len = strlen(name);
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			sscanf(line + len + 1, "%llx", &v);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* setfsuid() needs CAP_SETUID in effective, which setresuid() cleared. */
 static void raise_effective(struct __test_metadata *const _metadata,
 			    cap_value_t cap)
@@ -732,9 +829,11 @@ TEST_F(refusal, set)
 
 	if (variant->securebits)
 		ASSERT_EQ(0, cap_set_secbits(variant->securebits));
+	if (variant->drop_bounding)
+		drop_bounding_set(_metadata);
 	/* Keep permitted across setresuid(), then set exactly what we want. */
 	ASSERT_EQ(0, prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
-	ASSERT_EQ(0, setgroups(0, NULL));
+	ASSERT_EQ(0, setgroups(variant->has_group ? 1 : 0, &variant->group));
 	ASSERT_EQ(0, setresgid(variant->rgid, variant->egid, variant->sgid));
 	if (variant->fsgid)
 		setfsgid(variant->fsgid);
@@ -751,6 +850,15 @@ TEST_F(refusal, set)
 		 variant->cap_inheritable);
 	if (variant->cap_ambient)
 		ASSERT_EQ(0, cap_set_ambient(CAP_NET_RAW, CAP_SET));
+	/* "No capabilities" means none, as other processes see it. */
+	if (!variant->cap_permitted && !variant->cap_inheritable) {
+		ASSERT_EQ(0, status_caps("CapPrm"));
+		ASSERT_EQ(0, status_caps("CapEff"));
+		ASSERT_EQ(0, status_caps("CapInh"));
+		ASSERT_EQ(0, status_caps("CapAmb"));
+	}
+	if (variant->drop_bounding)
+		ASSERT_EQ(0, status_caps("CapBnd"));
 
 	if (!variant->expected_errno) {
 		ASSERT_EQ(0, set_nosuid());
@@ -813,6 +921,204 @@ TEST(other_thread_busy)
 	ASSERT_EQ(0, pthread_join(thread, NULL));
 	ASSERT_EQ(0, set_nosuid());
 	ASSERT_EQ(1, get_nosuid());
+}
+
+/*
+ * pthread_join() returns as soon as the kernel has cleared the thread's tid
+ * (CLONE_CHILD_CLEARTID, early in do_exit()), before the thread has left
+ * the thread list.  For user space the thread is gone then, and a program
+ * that joined all its threads must get the flag, not a spurious EBUSY,
+ * however late the thread finishes exiting on the other CPU.
+ *
+ * The flag cannot be cleared, so each try is a fresh forked child.
+ */
+#define JOIN_TRIES 200
+
+static int count_threads(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+FIXTURE(joined) {};
+
+FIXTURE_VARIANT(joined)
+{
+	int threads;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(joined, one_thread) {
+	.threads = 1,
+};
+
+FIXTURE_VARIANT_ADD(joined, two_threads) {
+	/* Two exits in flight at once, as at the end of a worker pool. */
+	.threads = 2,
+};
+/* clang-format on */
+
+FIXTURE_SETUP(joined)
+{
+	REQUIRE_NOSUID_AND_ROOT();
+	drop_to_user(_metadata);
+}
+
+FIXTURE_TEARDOWN(joined)
+{
+}
+
+static void *return_at_once(void *arg)
+{
+	return arg;
+}
+
+/* Exit code of a try: 0, the errno of PR_SET_NOSUID, or above 200. */
+static void __attribute__((noreturn)) set_after_join(int threads)
+{
+	pthread_t thread[2];
+	int i;
+
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&thread[i], NULL, return_at_once, NULL))
+			_exit(201);
+	for (i = 0; i < threads; i++)
+		if (pthread_join(thread[i], NULL))
+			_exit(202);
+	/* No other call in between: that is when the window is open. */
+	if (set_nosuid())
+		_exit(errno);
+	_exit(get_nosuid() == 1 ? 0 : 203);
+}
+
+TEST_F(joined, set_after_join)
+{
+	int i, status, code, busy = 0, failed = 0;
+	pid_t pid;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		TH_LOG("one CPU online: the exit cannot overlap the prctl");
+	for (i = 0; i < JOIN_TRIES; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			set_after_join(variant->threads);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		code = WEXITSTATUS(status);
+		if (code == EBUSY)
+			busy++;
+		else if (code)
+			failed++;
+		if (code && busy + failed <= 5)
+			TH_LOG("try %d: exit code %d (%s)", i, code,
+			       code < 200 ? strerror(code) : "setup failed");
+	}
+	TH_LOG("%d tries, %d thread(s) joined each: %d EBUSY, %d other failures",
+	       JOIN_TRIES, variant->threads, busy, failed);
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(0, failed);
+}
+
+/* The leader's state letter in /proc, '?' if unreadable. */
+static char leader_state(void)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", getpid(),
+		 getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold anything, even ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : '?';
+}
+
+/*
+ * Runs in the second thread once the main thread called pthread_exit():
+ * the process ends with this exit code.
+ */
+static void *set_beside_zombie_leader(void *arg)
+{
+	int i;
+
+	for (i = 0; i < 5000 && leader_state() != 'Z'; i++)
+		usleep(1000);
+	if (leader_state() != 'Z')
+		_exit(201);
+	if (!set_nosuid())
+		_exit(0);
+	if (errno != EBUSY)
+		_exit(errno);
+	/* Refused: nothing was set. */
+	_exit(get_nosuid() == 0 && get_nnp() == 0 ? EBUSY : 202);
+}
+
+static void *exit_thread(void *arg)
+{
+	pthread_exit(NULL);
+}
+
+/*
+ * A thread-group leader that called pthread_exit() stays in the thread
+ * list as a zombie until the last thread exits: the thread group is not
+ * down to one task, and the flag stays refused (EBUSY).
+ */
+TEST(zombie_leader_busy)
+{
+	pthread_t thread;
+	int i, status;
+	pid_t pid;
+
+	REQUIRE_NOSUID_AND_ROOT();
+
+	/* Control: the other thread really gone, the same call succeeds. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		drop_to_user(_metadata);
+		ASSERT_EQ(0, pthread_create(&thread, NULL, exit_thread, NULL));
+		ASSERT_EQ(0, pthread_join(thread, NULL));
+		for (i = 0; i < 5000 && count_threads() != 1; i++)
+			usleep(1000);
+		_exit(set_nosuid() ? errno : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		drop_to_user(_metadata);
+		ASSERT_EQ(0, pthread_create(&thread, NULL,
+					    set_beside_zombie_leader, NULL));
+		pthread_exit(NULL);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(EBUSY, WEXITSTATUS(status))
+	{
+		TH_LOG("exit code %d: %s", WEXITSTATUS(status),
+		       WEXITSTATUS(status) > 200 ? "leader never a zombie"
+						 : strerror(WEXITSTATUS(status)));
+	}
 }
 
 static int wait_in_clone(void *fd)
@@ -886,20 +1192,6 @@ TEST(tracing_busy)
 	ASSERT_EQ(EPERM, errno);
 	ASSERT_EQ(1, write(hold[1], "", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-}
-
-static int count_threads(void)
-{
-	struct dirent *de;
-	DIR *d = opendir("/proc/self/task");
-	int n = 0;
-
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	if (d)
-		closedir(d);
-	return n;
 }
 
 /* io_uring threads never exec, so they do not count as other threads. */

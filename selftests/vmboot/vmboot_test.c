@@ -5,6 +5,7 @@
  * exists.  If these fail, no other result of the run means anything.
  */
 #define _GNU_SOURCE
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/prctl.h>
@@ -14,6 +15,11 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+
+/* DESIGN.md's value, for headers older than the series. */
+#ifndef PR_GET_NOSUID
+#define PR_GET_NOSUID 0x4e535502
+#endif
 
 TEST(kernel_is_patched_6_12)
 {
@@ -61,6 +67,23 @@ TEST(drop_to_uid_1000)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * The race tests (network/race_test, the pthread_join tests of nosuid and
+ * network) need two tasks running at the same time: on one CPU they would
+ * only ever see one interleaving and pass without testing anything.  They
+ * skip themselves on one CPU; this makes such a guest fail loudly instead.
+ */
+TEST(two_cpus_online)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	TH_LOG("%ld CPUs online", n);
+	ASSERT_LE(2, n)
+	{
+		TH_LOG("the race tests need two CPUs (QEMU -smp 2, CONFIG_SMP=y)");
+	}
 }
 
 TEST_HARNESS_MAIN

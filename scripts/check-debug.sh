@@ -1,0 +1,29 @@
+#!/bin/bash
+# make check-debug: boot the debug kernel (KASAN, KFENCE, UBSAN, lockdep,
+# ...) with the project's whole suite, kernel messages visible, and fail on
+# any failed test or any report of the kernel's checkers on the console.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build
+obj=$B/obj-debug
+mkdir -p "$B/debug"
+rc=0
+# "quiet" would hide lockdep and KASAN (KERN_WARNING and below); the suite
+# is several times slower under KASAN.
+BZIMAGE=$obj/arch/x86/boot/bzImage LOGDIR=$B/debug BOOT_TIMEOUT=1500 \
+	KERNEL_LOGLEVEL=loglevel=7 "$top/scripts/boot.sh" check || rc=1
+console=$B/debug/console-check.log
+splat='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'
+if [ -f "$console" ]; then
+	found=$(sed 's/\r//g' "$console" | grep -nE "$splat" || true)
+	if [ -n "$found" ]; then
+		echo "error: the debug kernel reported problems ($console):" >&2
+		echo "$found" | head -20 >&2
+		rc=1
+	else
+		echo "debug kernel: no BUG/WARNING/KASAN/UBSAN/KFENCE/lockdep/RCU/refcount report in $(wc -l < "$console") console lines"
+	fi
+fi
+[ -f "$B/debug/kselftest.tap" ] || exit 1
+awk -v boot=debug -f "$top/scripts/tap-summary.awk" "$B/debug/kselftest.tap" || rc=1
+exit $rc

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TIOCSTI pushes a byte into the input queue of the caller's controlling
+ * terminal, as if typed there: whatever reads the terminal next (the shell
+ * that started a sandboxed program, say) runs it.  A nosuid task may be a
+ * sandbox that must not reach outside its own privileges, so it gets EPERM.
+ *
+ * Each test runs in a child that becomes a session leader with a fresh
+ * pseudo-terminal as its controlling terminal, drops to the unprivileged
+ * user, and tries TIOCSTI before (control: the byte is read back from the
+ * terminal) and after PR_SET_NOSUID (EPERM, and nothing arrives).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+
+#include "common.h"
+#include "../kselftest_harness.h"
+
+/* Exit codes of the child besides 0 (and the harness's own failures). */
+#define CHILD_TIOCSTI_EIO 42	/* the control got EIO: legacy TIOCSTI off */
+
+static int set_nosuid(void)
+{
+	return prctl(PR_SET_NOSUID, 1, 0, 0, 0);
+}
+
+static void drop_to_user(struct __test_metadata *const _metadata)
+{
+	ASSERT_EQ(0, setgroups(0, NULL));
+	ASSERT_EQ(0, setresgid(USER_GID, USER_GID, USER_GID));
+	ASSERT_EQ(0, setresuid(USER_UID, USER_UID, USER_UID));
+}
+
+FIXTURE(tty)
+{
+	int master;
+	char slave[64];
+};
+
+FIXTURE_VARIANT(tty)
+{
+	/*
+	 * false: the task that did the control sets the flag itself.
+	 * true: it sets the flag and forks; the child, which inherited the
+	 * flag and shares the controlling terminal, tries.
+	 */
+	bool inherited;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(tty, own_flag) {
+	.inherited = false,
+};
+
+FIXTURE_VARIANT_ADD(tty, inherited_flag) {
+	.inherited = true,
+};
+/* clang-format on */
+
+FIXTURE_SETUP(tty)
+{
+	self->master = -1;
+	if (prctl(PR_GET_NOSUID, 0, 0, 0, 0) < 0 && errno == EINVAL)
+		SKIP(return, "kernel lacks PR_SET_NOSUID");
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+
+	self->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (self->master < 0 && errno == ENOENT)
+		SKIP(return, "no /dev/ptmx (kernel without CONFIG_UNIX98_PTYS?)");
+	/* /dev/ptmx opens the devpts instance mounted next to it. */
+	if (self->master < 0 && errno == ENODEV)
+		SKIP(return, "no devpts mounted on /dev/pts");
+	ASSERT_LE(0, self->master)
+	{
+		TH_LOG("posix_openpt: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, grantpt(self->master));
+	ASSERT_EQ(0, unlockpt(self->master));
+	ASSERT_EQ(0, ptsname_r(self->master, self->slave, sizeof(self->slave)));
+	if (access(self->slave, F_OK))
+		SKIP(return, "%s missing: no devpts mounted on /dev/pts",
+		     self->slave);
+}
+
+FIXTURE_TEARDOWN(tty)
+{
+	if (self->master >= 0)
+		close(self->master);
+}
+
+/* Read one byte with the termios timeout set below: 0 bytes if none came. */
+static ssize_t read_byte(int fd, char *c)
+{
+	ssize_t n;
+
+	do {
+		n = read(fd, c, 1);
+	} while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* The slave as our controlling terminal, raw, reads giving up after 0.5 s. */
+static int open_ctty(struct __test_metadata *const _metadata,
+		     const char *path)
+{
+	struct termios tio;
+	int slave;
+
+	/*
+	 * Called in a child of the test: the harness made the test itself a
+	 * process group leader, which setsid() refuses.
+	 */
+	ASSERT_LT(0, setsid());
+	slave = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, slave);
+	/* A session leader without one acquires it on open; be explicit. */
+	ASSERT_EQ(0, ioctl(slave, TIOCSCTTY, 0));
+	ASSERT_EQ(0, tcgetattr(slave, &tio));
+	/*
+	 * Non-canonical: a byte is readable at once, no newline needed.  No
+	 * echo, no signals: only what TIOCSTI pushed is in the queue.
+	 */
+	tio.c_lflag &= ~(ICANON | ECHO | ISIG | IEXTEN);
+	tio.c_iflag &= ~(ICRNL | IXON);
+	tio.c_cc[VMIN] = 0;
+	tio.c_cc[VTIME] = 5;
+	ASSERT_EQ(0, tcsetattr(slave, TCSANOW, &tio));
+	ASSERT_EQ(0, tcflush(slave, TCIFLUSH));
+	return slave;
+}
+
+/* In the child; the exit code says how it went. */
+static int tiocsti_child(struct __test_metadata *const _metadata,
+			 const FIXTURE_VARIANT(tty) *variant, const char *path)
+{
+	char byte = 'x', got = 0;
+	int slave, status;
+	pid_t pid;
+
+	slave = open_ctty(_metadata, path);
+	drop_to_user(_metadata);
+	/* TIOCSTI works on the caller's controlling terminal only. */
+	ASSERT_EQ(getsid(0), tcgetsid(slave));
+
+	/* Control: the unprivileged user, without the flag, may. */
+	if (ioctl(slave, TIOCSTI, &byte) && errno == EIO)
+		return CHILD_TIOCSTI_EIO;
+	ASSERT_EQ(1, read_byte(slave, &got));
+	ASSERT_EQ('x', got);
+	/* ... and the queue is empty again. */
+	ASSERT_EQ(0, read_byte(slave, &got));
+
+	ASSERT_EQ(0, set_nosuid());
+	byte = 'y';
+	if (variant->inherited) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			/* Same session, same terminal, the flag inherited. */
+			ASSERT_EQ(1, prctl(PR_GET_NOSUID, 0, 0, 0, 0));
+			ASSERT_EQ(getsid(0), tcgetsid(slave));
+			ASSERT_EQ(-1, ioctl(slave, TIOCSTI, &byte));
+			ASSERT_EQ(EPERM, errno);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	} else {
+		ASSERT_EQ(-1, ioctl(slave, TIOCSTI, &byte));
+		ASSERT_EQ(EPERM, errno);
+	}
+	/* Nothing was queued: the read times out empty. */
+	ASSERT_EQ(0, read_byte(slave, &got))
+	{
+		TH_LOG("read back '%c'", got);
+	}
+	close(slave);
+	return 0;
+}
+
+TEST_F(tty, tiocsti)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(tiocsti_child(_metadata, variant, self->slave));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == CHILD_TIOCSTI_EIO)
+		SKIP(return,
+		     "TIOCSTI is EIO even without nosuid: kernel without CONFIG_LEGACY_TIOCSTI or dev.tty.legacy_tiocsti=0");
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
