@@ -263,7 +263,8 @@ static int peeloff(int fd, sctp_assoc_t assoc)
 	sctp_peeloff_arg_t arg = { .associd = assoc };
 	socklen_t len = sizeof(arg);
 
-	if (getsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_PEELOFF, &arg, &len))
+	/* Success returns the new descriptor, not 0 (lksctp checks < 0). */
+	if (getsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_PEELOFF, &arg, &len) < 0)
 		return -errno;
 	return arg.sd;
 }
@@ -276,7 +277,7 @@ static int peeloff_flags(int fd, sctp_assoc_t assoc, unsigned int flags)
 	};
 	socklen_t len = sizeof(arg);
 
-	if (getsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_PEELOFF_FLAGS, &arg, &len))
+	if (getsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_PEELOFF_FLAGS, &arg, &len) < 0)
 		return -errno;
 	return arg.p_arg.sd;
 }

@@ -94,17 +94,20 @@ static inline bool have_nosuid_netns(void)
 	} while (0)
 
 /*
- * Becomes uid/gid 1000 without groups or capabilities and, if asked,
+ * Becomes uid/gid test_uid (1000) without groups or capabilities and, if asked,
  * nosuid.  The uid change clears the dumpable flag, which would make
  * /proc/PID/ns/net of the other test processes unreadable for a reason that
  * has nothing to do with what is tested: set it again.
  */
+/* The unprivileged user; a test may pick another before it forks. */
+static __attribute__((unused)) uid_t test_uid = USER_ID;
+
 static inline void drop_to_user(struct __test_metadata *const _metadata,
 				bool nosuid)
 {
 	ASSERT_EQ(0, setgroups(0, NULL));
-	ASSERT_EQ(0, setresgid(USER_ID, USER_ID, USER_ID));
-	ASSERT_EQ(0, setresuid(USER_ID, USER_ID, USER_ID));
+	ASSERT_EQ(0, setresgid(test_uid, test_uid, test_uid));
+	ASSERT_EQ(0, setresuid(test_uid, test_uid, test_uid));
 	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 	if (nosuid) {
 		ASSERT_EQ(0, prctl(PR_SET_NOSUID, 1, 0, 0, 0));
