@@ -29,7 +29,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug check-upstream bisect-check \
+.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -75,6 +75,10 @@ _debug-kernel: $(DOBJ)/.config
 check-debug: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@scripts/check-debug.sh
+
+# The series' objects with W=1 under configs that turn one option off.
+config-matrix: image
+	@scripts/config-matrix.sh
 
 # The kernel's own selftests of the areas the series touches, on the
 # unpatched kernel (same config, series left out) and on the patched one.
