@@ -18,7 +18,8 @@ shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 # BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image;
-# KERNEL_LOGLEVEL replaces "quiet" (check-debug shows every message).
+# KERNEL_LOGLEVEL replaces "quiet" (check-debug shows every message);
+# KERNEL_LABEL says which kernel that is.
 bzimage=${BZIMAGE:-$B/obj/arch/x86/boot/bzImage}
 image=${IMAGE:-$B/initramfs.cpio}
 logdir=${LOGDIR:-$B}
@@ -71,7 +72,7 @@ if [ "$mode" = probe ]; then
 	accel=kvm
 else
 	read -r accel why < "$accel_file"
-	echo "qemu: ${accel%%,*} ($why), $(cat "$B/kernel-version.txt" 2>/dev/null)" >&2
+	echo "qemu: ${accel%%,*} ($why), ${KERNEL_LABEL:-$(cat "$B/kernel-version.txt" 2>/dev/null)}" >&2
 fi
 
 start=$(date +%s.%N)

@@ -11,6 +11,7 @@ rc=0
 # "quiet" would hide lockdep and KASAN (KERN_WARNING and below); the suite
 # is several times slower under KASAN.
 BZIMAGE=$obj/arch/x86/boot/bzImage LOGDIR=$B/debug BOOT_TIMEOUT=1500 \
+	KERNEL_LABEL="debug kernel ($(cat "$obj/include/config/kernel.release"))" \
 	KERNEL_LOGLEVEL=loglevel=7 "$top/scripts/boot.sh" check || rc=1
 console=$B/debug/console-check.log
 splat='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'
