@@ -437,6 +437,33 @@ static __maybe_unused int wait_child(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/*
+ * A user and network namespace of our own, where we hold CAP_NET_RAW.
+ * Skipped only where unprivileged user namespaces are not available: not
+ * built (EINVAL) or switched off by Debian's sysctl.
+ */
+static __maybe_unused bool
+enter_own_netns(struct __test_metadata *const _metadata)
+{
+	char on = '1';
+	int fd, err;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)
+		return true;
+	err = errno;
+	if (err == EINVAL)
+		SKIP(return false, "no user namespaces in this kernel");
+	fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_RDONLY);
+	if (fd >= 0 && read(fd, &on, 1) == 1 && on == '0')
+		SKIP(return false, "unprivileged user namespaces switched off");
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("unshare(CLONE_NEWUSER | CLONE_NEWNET): %s",
+		       strerror(err));
+	}
+	return false;
+}
+
 /* Directory of the running test binary, where its helpers are. */
 static __maybe_unused void helper_path(char *buf, size_t size,
 				       const char *name)

@@ -83,33 +83,6 @@
 	} while (0)
 
 /*
- * From socket_test.c: a user and network namespace of our own, where we
- * hold CAP_NET_RAW and CAP_NET_ADMIN, for the options that need them (so
- * that their control can succeed).  Skipped only where unprivileged user
- * namespaces are not available.
- */
-static bool enter_own_netns(struct __test_metadata *const _metadata)
-{
-	char on = '1';
-	int fd, err;
-
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)
-		return true;
-	err = errno;
-	if (err == EINVAL)
-		SKIP(return false, "no user namespaces in this kernel");
-	fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_RDONLY);
-	if (fd >= 0 && read(fd, &on, 1) == 1 && on == '0')
-		SKIP(return false, "unprivileged user namespaces switched off");
-	ASSERT_EQ(0, err)
-	{
-		TH_LOG("unshare(CLONE_NEWUSER | CLONE_NEWNET): %s",
-		       strerror(err));
-	}
-	return false;
-}
-
-/*
  * A new network namespace has lo down.  Bring it up (127.0.0.1 and ::1
  * come with it) and give it 2001:db8::1/64: a host joins an anycast
  * address only within the prefix of one of its own addresses.

@@ -40,32 +40,6 @@ static bool not_built(int err)
 	       err == ESOCKTNOSUPPORT;
 }
 
-/*
- * A user and network namespace of our own, where we hold CAP_NET_RAW.
- * Skipped only where unprivileged user namespaces are not available: not
- * built (EINVAL) or switched off by Debian's sysctl.
- */
-static bool enter_own_netns(struct __test_metadata *const _metadata)
-{
-	char on = '1';
-	int fd, err;
-
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)
-		return true;
-	err = errno;
-	if (err == EINVAL)
-		SKIP(return false, "no user namespaces in this kernel");
-	fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_RDONLY);
-	if (fd >= 0 && read(fd, &on, 1) == 1 && on == '0')
-		SKIP(return false, "unprivileged user namespaces switched off");
-	ASSERT_EQ(0, err)
-	{
-		TH_LOG("unshare(CLONE_NEWUSER | CLONE_NEWNET): %s",
-		       strerror(err));
-	}
-	return false;
-}
-
 FIXTURE(socket_create) {};
 
 FIXTURE_VARIANT(socket_create)
