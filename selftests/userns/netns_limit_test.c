@@ -39,43 +39,6 @@
 
 #define OTHER_USER_ID 1001
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A field of /proc/meminfo in KiB, or -1. */
-static long meminfo_kib(const char *field)
-{
-	char line[128];
-	size_t len = strlen(field);
-	long value = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len) && line[len] == ':')
-			value = atol(line + len + 1);
-	fclose(f);
-	return value;
-}
-
-/*
- * MemAvailable, in KiB, with the per-CPU counters folded in first: they
- * reach the global ones only every vm.stat_interval otherwise, and a few
- * namespaces would hide in them.  Writing vm/stat_refresh needs root.
- */
-static long mem_available_kib(void)
-{
-	if (write_sysctl("/proc/sys/vm/stat_refresh", 1))
-		sleep(2);
-	return meminfo_kib("MemAvailable");
-}
-
 enum kind {
 	ROOT_HOLDER,
 	NOSUID_HOLDER,		/* uid @uid, nosuid, no capabilities */

@@ -66,42 +66,6 @@
 #define SLACK_S 0.002
 #define MEM_TOLERANCE_PCT 5
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A field of /proc/meminfo in KiB, or -1. */
-static long meminfo_kib(const char *field)
-{
-	char line[128];
-	size_t len = strlen(field);
-	long value = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len) && line[len] == ':')
-			value = atol(line + len + 1);
-	fclose(f);
-	return value;
-}
-
-/*
- * MemAvailable in KiB, with the per-CPU counters folded in first (they
- * reach the global ones only every vm.stat_interval otherwise).
- */
-static long mem_available_kib(void)
-{
-	if (write_sysctl("/proc/sys/vm/stat_refresh", 1))
-		sleep(2);
-	return meminfo_kib("MemAvailable");
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

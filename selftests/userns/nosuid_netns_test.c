@@ -778,14 +778,6 @@ static int start_holder(struct __test_metadata *const _metadata,
 	return err;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 TEST_F(knobs, max_net_namespaces_applies)
 {
 	pid_t holders[NETNS_LIMIT];
