@@ -5,6 +5,8 @@
 #   make check      build, boot, run every kselftest, print the summary
 #   make check-debug   the same suite on a debug kernel (KASAN, lockdep, ...)
 #   make check-upstream  the kernel's own selftests, unpatched vs patched
+#   make bench      cost of the series against the unpatched kernel and the
+#                   alternatives, counted in instructions (bench/RESULTS.md)
 #   make bisect-check  every patch of the series builds and boots alone
 #   make export     save the commits of build/linux into patches/
 #   make clean      drop build products, keep the unpacked tree
@@ -29,7 +31,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bisect-check \
+.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bench bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -89,6 +91,11 @@ check-upstream: prepare
 	@$(MAKE) --no-print-directory _image
 	@scripts/check-upstream.sh $(UPSTREAM_TARGETS)
 
+# The cost of the series: baseline and patched kernels under QEMU -icount.
+bench: prepare
+	@$(MAKE) --no-print-directory _image
+	@scripts/bench.sh
+
 _kernel: $(OBJ)/.config
 	$(KMAKE) -j$(JOBS) -s bzImage
 	$(KMAKE) -s headers
@@ -118,7 +125,11 @@ $(B)/tools/%: tools/%.c $(SRC)/.git/nosuid-series | _kernel
 	@mkdir -p $(dir $@)
 	gcc -O2 -Wall -static -isystem $(OBJ)/usr/include -o $@ $<
 
-GUEST_TOOLS := vm-exit as-user $(basename $(notdir $(wildcard tools/*.c)))
+$(B)/tools/bench: bench/bench.c $(SRC)/.git/nosuid-series | _kernel
+	@mkdir -p $(dir $@)
+	gcc -O2 -Wall -static -isystem $(OBJ)/usr/include -o $@ $<
+
+GUEST_TOOLS := vm-exit as-user bench $(basename $(notdir $(wildcard tools/*.c)))
 
 _image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
 	@{ sed -e 's|@B@|$(B)|g' -e 's|@TOP@|$(TOP)|g' initramfs/files.list; \

@@ -19,7 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 # BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image;
 # KERNEL_LOGLEVEL replaces "quiet" (check-debug shows every message);
-# KERNEL_LABEL says which kernel that is.
+# KERNEL_LABEL says which kernel that is; QEMU_SMP the number of CPUs (2).
 bzimage=${BZIMAGE:-$B/obj/arch/x86/boot/bzImage}
 image=${IMAGE:-$B/initramfs.cpio}
 logdir=${LOGDIR:-$B}
@@ -45,7 +45,7 @@ qemu() {	# ACCEL TIMEOUT MODE APPEND...
 	local icount=()
 	[ -n "${QEMU_ICOUNT:-}" ] && accel=tcg icount=(-icount shift=0,sleep=off)
 	timeout --foreground -k 5 "$limit" qemu-system-x86_64 \
-		-accel "$accel" "${icount[@]}" -smp 2 -m 1G -display none -monitor none \
+		-accel "$accel" "${icount[@]}" -smp "${QEMU_SMP:-2}" -m 1G -display none -monitor none \
 		-no-reboot "${serial0[@]}" -serial "file:$out" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$bzimage" -initrd "$image" \

@@ -10,10 +10,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 src=$B/linux
 out=$B/upstream
-base_src=$B/linux-base
 base_obj=$B/obj-base
 kst=$out/kselftest-root/kselftest
-ccache=$(command -v ccache || true)
 die() { echo "error: $*" >&2; exit 1; }
 mkdir -p "$out"
 
@@ -32,19 +30,7 @@ sed -i '/^seccomp:seccomp_benchmark$/d' "$kst/kselftest-list.txt"
 	die "gen_initramfs failed"
 
 # 2. The unpatched kernel: same .config, options of the series drop out.
-if [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$src" rev-parse base)" ]; then
-	git -C "$src" worktree remove --force "$base_src" 2>/dev/null || rm -rf "$base_src"
-	git -C "$src" worktree prune
-	git -C "$src" worktree add -q --detach "$base_src" base || die "worktree at base"
-fi
-mkdir -p "$base_obj"
-cp "$B/obj/.config" "$base_obj/.config"
-start=$(date +%s)
-make -C "$base_src" O="$base_obj" ARCH=x86_64 LOCALVERSION= \
-	${ccache:+CC="ccache gcc"} -s olddefconfig bzImage -j"$(($(nproc) + 1))" \
-	> "$out/base-build.log" 2>&1 ||
-	{ tail -20 "$out/base-build.log"; die "the unpatched kernel did not build"; }
-echo "unpatched kernel: $(make -s -C "$base_src" O="$base_obj" kernelrelease) built in $(( $(date +%s) - start )) s"
+"$top/scripts/build-base.sh" "$out/base-build.log" || exit 1
 
 # 3. Boot both with the same image.
 rc=0

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the bench boots of scripts/bench.sh into bench/RESULTS.md.
+
+usage: bench-table.py OUTDIR ROUNDS BASE-RELEASE PATCHED-KERNEL-LINE
+
+Each boot's "R state op status min median n" lines are read from
+OUTDIR/NAME.txt, or OUTDIR/NAME-rN.txt for N in 1..ROUNDS, where the
+smallest minimum of the rounds is kept.  The figure used is the minimum over the per-call samples:
+under -icount it is the instruction count of the call's path when nothing
+else (a timer tick, a kworker, an RCU callback) ran inside it, and two
+boots of one kernel agree on it (the A/A column shows by how much).
+"""
+import datetime
+import sys
+
+out, rounds, base_release, patched_line = sys.argv[1:5]
+
+
+def load_one(path):
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 7 and p[0] == "R":
+                rows[(p[1], p[2])] = (p[3], int(p[4]), int(p[5]), int(p[6]))
+    return rows
+
+
+def load(name, rounds=1):
+    if rounds == 1:
+        return load_one(f"{out}/{name}.txt")
+    rows = {}
+    for r in range(1, rounds + 1):
+        for key, v in load_one(f"{out}/{name}-r{r}.txt").items():
+            if key not in rows or v[1] < rows[key][1]:
+                rows[key] = v
+    return rows
+
+
+R = int(rounds)
+base1, base2 = load("base1", R), load("base2", R)
+series, nolsm = load("series", R), load("series-nolsm", R)
+wall_base, wall_series = load("base-wall"), load("series-wall")
+OPS = ["getpid", "prctl_not_ours", "socket_inet_close", "socket_unix_close",
+       "tcp_connect_accept_close", "tcp_connect", "udp_send", "udp_sendto", "udp_connect",
+       "unix_connect", "fork_exit_wait", "fork_exec_wait"]
+goals = []
+
+
+def cell(rows, state, op):
+    r = rows.get((state, op))
+    if not r:
+        return "n/a"
+    return f"{r[1]:,}" + ("" if r[0] == "ok" else f" ({r[0]})")
+
+
+def pct(a, b):
+    return "n/a" if not a or b is None else f"{100.0 * (b - a) / a:+.2f} %"
+
+
+def aa(state, op):
+    a, b = base1.get((state, op)), base2.get((state, op))
+    if not a or not b:
+        return "n/a"
+    return f"{b[1] - a[1]:+,} ({pct(a[1], b[1])})"
+
+
+print("# Cost of the series: `make bench`\n")
+print(f"- Date: {datetime.date.today().isoformat()}")
+print(f"- Patched: {patched_line}")
+print(f"- Baseline: {base_release}, the same tree and `.config` without "
+      "the series (`build/obj-base`)")
+print("- Command: `make bench` (boots `bench/bench.c` as root in QEMU TCG "
+      "with `-icount shift=0,sleep=off` and one CPU)")
+print("- Unit: **instructions**. Under `-icount shift=0` a guest nanosecond "
+      "is one executed instruction, so the figures do not depend on the "
+      "host's load. Each figure is the minimum over per-call samples "
+      f"(warm-up excluded), the smallest of {R} boots that differ in one "
+      "unused kernel argument: the call's path when nothing else ran "
+      "inside it. "
+      f"\"A/A\" is {R} more boots of the baseline against the first {R}: "
+      "the noise floor beside every comparison.")
+print("- Every state runs as uid 1000 without capabilities; sockets it "
+      "uses were made before it entered the state (kept sockets).\n")
+
+print("## Tasks that do not use the series\n")
+print("(a) no task on the machine ever closed its gate (static key off); "
+      "(b) another task closed its gate earlier (static key on). "
+      "Δ is against the baseline. The last three columns split (b)'s Δ: "
+      "*slot* is what the patched kernel costs with disablenetwork left "
+      "out of `lsm=` (6.12 gives every hook call site one static-call slot "
+      "per built-in LSM: a patched-out jump that any new LSM adds, plus the "
+      "series' code outside the LSM); *hooks* is the series' hooks with "
+      "the key off; *key on* what they add once a gate was closed.\n")
+print("| operation | samples | baseline | A/A | (a) patched | (a) Δ | "
+      "(b) key on | (b) Δ | slot | hooks | key on |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+# Worst Δ per kind of path: [vs unpatched key off, key on; hooks alone key
+# off, key on], for socket calls and for fork/exec.
+worst = {"socket": [None] * 4, "fork and exec": [None] * 4}
+
+
+for op in OPS:
+    b = base1.get(("open", op))
+    a_ = series.get(("open", op))
+    k = series.get(("open-keyon", op))
+    n = nolsm.get(("open", op))
+    if not b or not a_ or not k or not n:
+        continue
+    da, db = a_[1] - b[1], k[1] - b[1]
+    slot, hooks, keyon = n[1] - b[1], a_[1] - n[1], k[1] - a_[1]
+    kind = "fork and exec" if op.startswith("fork") else "socket"
+    if op not in ("getpid", "prctl_not_ours"):
+        worst[kind] = [x if w is None else max(w, x) for w, x in
+                       zip(worst[kind], (da, db, hooks, hooks + keyon))]
+    print(f"| {op} | {b[3]} | {b[1]:,} | {aa('open', op)} | {a_[1]:,} | "
+          f"{da:+,} ({pct(b[1], a_[1])}) | {k[1]:,} | {db:+,} "
+          f"({pct(b[1], k[1])}) | {slot:+,} | {hooks:+,} | {keyon:+,} |")
+print()
+for kind, w in worst.items():
+    if None in w:
+        continue
+    goals.append((f"Unrestricted task, no gate on the machine, {kind} paths: "
+                  "at most +10 instructions per operation; against the "
+                  "unpatched kernel / the series' hooks alone (patched kernel "
+                  "with and without the LSM)", f"worst {w[0]:+} / {w[2]:+}",
+                  f"{'yes' if w[0] <= 10 else 'no'} / "
+                  f"{'yes' if w[2] <= 10 else 'no'}"))
+    goals.append((f"Unrestricted task after another task closed its gate, "
+                  f"{kind} paths: at most +15; the same two ways",
+                  f"worst {w[1]:+} / {w[3]:+}",
+                  f"{'yes' if w[1] <= 15 else 'no'} / "
+                  f"{'yes' if w[3] <= 15 else 'no'}"))
+
+print("## Refusals: what a refused call costs\n")
+print("(c) a task behind its gate; (d) a seccomp filter refusing socket() "
+      "for every family but AF_UNIX (systemd's "
+      "`RestrictAddressFamilies=AF_UNIX`); (e) a Landlock ruleset handling "
+      "TCP bind and connect with no rule. The errno says whether the call "
+      "was refused; \"ok\" cells are the overhead on an allowed call.\n")
+print("| operation | baseline, unrestricted | (c) gate | (d) seccomp | "
+      "(e) Landlock | gate / seccomp | A/A (d) |")
+print("|---|---|---|---|---|---|---|")
+for op in OPS:
+    g, s = series.get(("gated", op)), series.get(("seccomp", op))
+    ratio = f"{g[1] / s[1]:.2f}" if g and s else "n/a"
+    print(f"| {op} | {cell(base1, 'open', op)} | {cell(series, 'gated', op)} | "
+          f"{cell(series, 'seccomp', op)} | {cell(series, 'landlock', op)} | "
+          f"{ratio} | {aa('seccomp', op)} |")
+print()
+g = series.get(("gated", "socket_inet_close"))
+s = series.get(("seccomp", "socket_inet_close"))
+if g and s:
+    goals.append(("Refusal of socket(AF_INET) by the gate no more expensive "
+                  "than seccomp's", f"{g[1]} vs {s[1]}", g[1] <= s[1]))
+
+print("## Setup: one-time costs, each in a fresh process\n")
+print("| step | samples | patched | baseline | A/A |")
+print("|---|---|---|---|---|")
+SETUP = ["prctl_no_new_privs", "prctl_nosuid", "prctl_network_off",
+         "first_gate_on_machine", "seccomp_filter", "landlock_ruleset",
+         "unshare_user_net", "root_unshare_net", "root_unshare_net_lo_up",
+         "nosuid_unshare_net"]
+for op in SETUP:
+    r = series.get(("setup", op))
+    if r:
+        print(f"| {op} | {r[3]} | {cell(series, 'setup', op)} | "
+              f"{cell(base1, 'setup', op)} | {aa('setup', op)} |")
+
+
+def setup(op):
+    r = series.get(("setup", op))
+    return r[1] if r and r[0] == "ok" else None
+
+
+nnp, ns, gate = (setup(x) for x in
+                 ("prctl_no_new_privs", "prctl_nosuid", "prctl_network_off"))
+if nnp and ns and gate:
+    print(f"\nPR_SET_NOSUID + PR_SET_NETWORK: {ns:,} + {gate:,} = "
+          f"{ns + gate:,} instructions; two bare PR_SET_NO_NEW_PRIVS: "
+          f"{2 * nnp:,}; the bound (twice that): {4 * nnp:,}.")
+    goals.append(("Setup of nosuid plus the gate at most 2x two bare "
+                  "PR_SET_NO_NEW_PRIVS", f"{ns + gate} vs {4 * nnp}",
+                  ns + gate <= 4 * nnp))
+root_lo, nsn, root = (setup(x) for x in ("root_unshare_net_lo_up",
+                                         "nosuid_unshare_net",
+                                         "root_unshare_net"))
+if root_lo and nsn and root:
+    print(f"\n`unshare -n` by a nosuid user (loopback brought up by the "
+          f"kernel): {nsn:,}; by root followed by bringing lo up: "
+          f"{root_lo:,} ({pct(root_lo, nsn)}); root's bare unshare: "
+          f"{root:,} ({pct(root, nsn)}).")
+    goals.append(("nosuid `unshare -n` within 5 % of root's unshare -n + lo "
+                  "up", pct(root_lo, nsn), nsn <= 1.05 * root_lo))
+print()
+
+print("## Wall clock (secondary)\n")
+print("The same kernels booted without `-icount` (multi-threaded TCG on a "
+      "shared host: nanoseconds, noisy); medians, unrestricted task, no "
+      "gate on the machine.\n")
+print("| operation | baseline ns | patched ns | patched / baseline |")
+print("|---|---|---|---|")
+for op in OPS:
+    b, p = wall_base.get(("open", op)), wall_series.get(("open", op))
+    if b and p:
+        print(f"| {op} | {b[2]:,} | {p[2]:,} | {p[2] / b[2]:.3f} |")
+print()
+
+print("## Goals\n")
+print("| goal | measured | met |")
+print("|---|---|---|")
+for text, got, ok in goals:
+    if ok is True or ok is False:
+        ok = "yes" if ok else "no"
+    print(f"| {text} | {got} | {ok.replace('no', '**no**')} |")
