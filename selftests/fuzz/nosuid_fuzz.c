@@ -53,27 +53,22 @@
 
 #include "../kselftest.h"
 
-/* DESIGN.md's values, for headers without the series. */
-#ifndef PR_SET_NOSUID
-#define PR_SET_NOSUID 0x4e535501
-#define PR_GET_NOSUID 0x4e535502
-#endif
-#ifndef PR_SET_NETWORK
-#define PR_SET_NETWORK 0x4e535503
-#define PR_GET_NETWORK 0x4e535504
-#define PR_NETWORK_OFF 1
-#endif
 #ifndef IPV6_FLOWINFO
 #define IPV6_FLOWINFO 11
 #define IPV6_FLOWLABEL_MGR 32
 #endif
 /* Levels and names whose headers do not mix with glibc's. */
-enum { SOL_TCP_ = 6, SOL_UDP_ = 17, SOL_SCTP_ = 132, SOL_PACKET_ = 263,
-       UDP_SEGMENT_ = 103, PACKET_ADD_MEMBERSHIP_ = 1 };
-enum { SCTP_INIT_, SCTP_SNDRCV_, SCTP_SNDINFO_, SCTP_RCVINFO_, SCTP_NXTINFO_,
-       SCTP_PRINFO_, SCTP_AUTHINFO_, SCTP_DSTADDRV4_, SCTP_DSTADDRV6_,
-       SCTP_BINDX_ADD_ = 100, SCTP_PEELOFF_ = 102, SCTP_CONNECTX_OLD_ = 107,
-       SCTP_CONNECTX_ = 110, SCTP_CONNECTX3_ = 111, SCTP_PEELOFF_FLAGS_ = 122 };
+enum {
+	SOL_TCP_ = 6, SOL_UDP_ = 17, SOL_SCTP_ = 132, SOL_PACKET_ = 263,
+	UDP_SEGMENT_ = 103, PACKET_ADD_MEMBERSHIP_ = 1
+};
+
+enum {
+	SCTP_INIT_, SCTP_SNDRCV_, SCTP_SNDINFO_, SCTP_RCVINFO_, SCTP_NXTINFO_,
+	SCTP_PRINFO_, SCTP_AUTHINFO_, SCTP_DSTADDRV4_, SCTP_DSTADDRV6_,
+	SCTP_BINDX_ADD_ = 100, SCTP_PEELOFF_ = 102, SCTP_CONNECTX_OLD_ = 107,
+	SCTP_CONNECTX_ = 110, SCTP_CONNECTX3_ = 111, SCTP_PEELOFF_FLAGS_ = 122
+};
 
 #define USER_ID 1000
 #define CHILD_ALARM 10		/* s: a child still running then hangs */
@@ -94,9 +89,9 @@ static bool have_net;
 static const char payload[] = "nosuid-fuzz-payload-0123456789a";
 
 /* xorshift64*: small, and the same sequence with every libc. */
-static uint64_t rng = 1;
+static __u64 rng = 1;
 
-static uint64_t next64(void)
+static __u64 next64(void)
 {
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
@@ -137,8 +132,17 @@ static struct {
 	bool traced, nosuid, gated;
 } m;
 
-#define MODEL " [mixed %d priv %d threads %d traced %d nosuid %d gated %d]"
-#define MODEL_ARGS m.mixed, m.privileged, m.threads, m.traced, m.nosuid, m.gated
+/* The model, as appended to a call in the report. */
+static const char *model(void)
+{
+	static char buf[128];
+
+	snprintf(buf, sizeof(buf),
+		 " [mixed %d priv %d threads %d traced %d nosuid %d gated %d]",
+		 m.mixed, m.privileged, m.threads, m.traced, m.nosuid, m.gated);
+	return buf;
+}
+
 #define CALL(...)                                                      \
 	do {                                                           \
 		st.calls++;                                            \
@@ -221,8 +225,12 @@ static void check_state(void)
 		violation("then PR_GET_NOSUID gives %s, model %d", ename(r), m.nosuid);
 	if (m.nosuid && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		violation("then PR_GET_NO_NEW_PRIVS is not 1 under nosuid");
-	if (have_net && (r = res(prctl(PR_GET_NETWORK, 0, 0, 0, 0))) != m.gated)
-		violation("then PR_GET_NETWORK gives %s, model %d", ename(r), m.gated);
+	if (have_net) {
+		r = res(prctl(PR_GET_NETWORK, 0, 0, 0, 0));
+		if (r != m.gated)
+			violation("then PR_GET_NETWORK gives %s, model %d",
+				  ename(r), m.gated);
+	}
 	read_status();
 	if (status_num("NoSUID", 10) != m.nosuid ||
 	    (have_net && status_num("NoNetwork", 10) != m.gated))
@@ -240,9 +248,11 @@ static void read_facts(void)
 	bool root;
 
 	read_status();
-	if ((p = strstr(status, "\nUid:")))
+	p = strstr(status, "\nUid:");
+	if (p)
 		sscanf(p, "\nUid:%u%u%u%u", &u[0], &u[1], &u[2], &u[3]);
-	if ((p = strstr(status, "\nGid:")))
+	p = strstr(status, "\nGid:");
+	if (p)
 		sscanf(p, "\nGid:%u%u%u%u", &g[0], &g[1], &g[2], &g[3]);
 	m.mixed = u[0] != u[1] || u[0] != u[2] || u[0] != u[3] ||
 		  g[0] != g[1] || g[0] != g[2] || g[0] != g[3];
@@ -317,9 +327,9 @@ static void set_prctl(int opt, unsigned long a2, unsigned long a3,
 	bool valid = (nosuid ? a2 == 1 : !(a2 & ~1UL)) && !a3 && !a4 && !a5;
 	long r;
 
-	CALL("prctl(%s, %#lx, %#lx, %#lx, %#lx)" MODEL,
+	CALL("prctl(%s, %#lx, %#lx, %#lx, %#lx)%s",
 	     nosuid ? "PR_SET_NOSUID" : "PR_SET_NETWORK", a2, a3, a4, a5,
-	     MODEL_ARGS);
+	     model());
 	r = res(prctl(opt, a2, a3, a4, a5));
 	check_result(r, !valid ? R_(EINVAL) : nosuid ? expect_nosuid(busy()) :
 		     expect_network(a2, busy()));
@@ -353,8 +363,8 @@ static void op_prctl(int which)
 	if (which == 1)
 		return set_prctl(PR_SET_NETWORK, chance(60) ? PR_NETWORK_OFF :
 				 chance(50) ? 0 : odd_arg(), a2, a3, a4);
-	CALL("prctl(%s, %#lx, %#lx, %#lx, 0)" MODEL,
-	     nosuid ? "PR_GET_NOSUID" : "PR_GET_NETWORK", a2, a3, a4, MODEL_ARGS);
+	CALL("prctl(%s, %#lx, %#lx, %#lx, 0)%s",
+	     nosuid ? "PR_GET_NOSUID" : "PR_GET_NETWORK", a2, a3, a4, model());
 	r = res(prctl(nosuid ? PR_GET_NOSUID : PR_GET_NETWORK, a2, a3, a4, 0));
 	if (a2 || a3 || a4 || (!nosuid && !have_net))
 		check_result(r, R_(EINVAL));
@@ -593,7 +603,7 @@ static struct {
 	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
-	uint64_t seq;
+	__u64 seq;
 } ring = { .fd = -1 };
 
 static void op_ring_setup(int unused)
@@ -607,15 +617,17 @@ static void op_ring_setup(int unused)
 	close(ring.fd);
 	/* SQPOLL submits with the credentials the ring was made with. */
 	p.flags = chance(30) ? IORING_SETUP_SQPOLL : 0;
-	CALL("io_uring_setup(4, %#x)" MODEL, p.flags, MODEL_ARGS);
+	CALL("io_uring_setup(4, %#x)%s", p.flags, model());
 	ring.fd = syscall(__NR_io_uring_setup, 4, &p);
 	if (ring.fd < 0)
 		return;
 	ring.sqpoll = p.flags & IORING_SETUP_SQPOLL;
 	sq_size = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
 	cq_size = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP)
-		sq_size = cq_size = sq_size > cq_size ? sq_size : cq_size;
+	if (p.features & IORING_FEAT_SINGLE_MMAP) {
+		sq_size = sq_size > cq_size ? sq_size : cq_size;
+		cq_size = sq_size;
+	}
 	sq = mmap(NULL, sq_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring.fd,
 		  IORING_OFF_SQ_RING);
 	cq = (p.features & IORING_FEAT_SINGLE_MMAP) ? sq :
@@ -688,6 +700,8 @@ static void op_socket(int how)
 	static const int protos[] = { 0, 0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP,
 				      IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_RAW,
 				      262 /* MPTCP */ };
+	static const char *const name[] = { "socket", "socketpair",
+					    "io_uring socket" };
 	int fam = chance(50) ? PICK(families) : rnd(46), sv[2];
 	int type = PICK(types) | SOCK_NONBLOCK | (chance(50) ? SOCK_CLOEXEC : 0);
 	int proto = chance(90) ? PICK(protos) : rnd(300);
@@ -695,8 +709,7 @@ static void op_socket(int how)
 
 	if (how == 2 && ring.fd < 0)
 		return;
-	CALL("%s(%d, %#x, %d)", (const char *[]){ "socket", "socketpair",
-	     "io_uring socket" }[how], fam, type, proto);
+	CALL("%s(%d, %#x, %d)", name[how], fam, type, proto);
 	if (how == 2) {
 		struct io_uring_sqe sqe = { .opcode = IORING_OP_SOCKET, .fd = fam,
 					    .off = type, .len = proto };
@@ -825,6 +838,7 @@ static const int cmsgs[][2] = {
 	{ SOL_UDP_, UDP_SEGMENT_ }, { SOL_SCTP_, SCTP_SNDINFO_ },
 	{ SOL_SCTP_, SCTP_PRINFO_ },
 };
+
 static const int levels[] = { SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP_,
 			      SOL_UDP_, SOL_SCTP_, SOL_PACKET_ };
 
@@ -942,6 +956,8 @@ static size_t gen_cmsgs(char *buf, size_t size)
 /* sendto() (0), sendmsg() (1) or io_uring's sendmsg (2). */
 static void op_send(int how)
 {
+	static const char *const name[] = { "sendto", "sendmsg",
+					    "io_uring sendmsg" };
 	union { struct cmsghdr hdr; char buf[256]; } ctl = {};
 	struct iovec iov = { (void *)payload, rnd(sizeof(payload)) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -966,9 +982,9 @@ static void op_send(int how)
 	refused = (named && gate_refuses(fam, &a, false)) ||
 		  (fam != AF_UNIX && !cmsgs_allowed(ctl.buf, msg.msg_controllen));
 	CALL("%s(fd %d family %d, %zu bytes, %#x, %s, %zu bytes of cmsg %d/%d..)",
-	     (const char *[]){ "sendto", "sendmsg", "io_uring sendmsg" }[how], fd,
-	     fam, iov.iov_len, flags, named ? addr_str(&a) : "NULL",
-	     msg.msg_controllen, ctl.hdr.cmsg_level, ctl.hdr.cmsg_type);
+	     name[how], fd, fam, iov.iov_len, flags,
+	     named ? addr_str(&a) : "NULL", msg.msg_controllen,
+	     ctl.hdr.cmsg_level, ctl.hdr.cmsg_type);
 	if (how == 2) {
 		struct io_uring_sqe sqe = { .opcode = IORING_OP_SENDMSG, .fd = fd,
 					    .addr = (uintptr_t)&msg, .len = 1,
@@ -1001,7 +1017,7 @@ static void op_thread(int unused)
 	pthread_t t;
 
 	if (i > 0 && chance(50)) {
-		CALL("join a blocked thread" MODEL, MODEL_ARGS);
+		CALL("join a blocked thread%s", model());
 		/* A byte, not end of file: a forked child has the pipe too. */
 		if (write(threads[i - 1].fd[1], "", 1) == 1)
 			pthread_join(threads[i - 1].t, NULL);
@@ -1009,7 +1025,7 @@ static void op_thread(int unused)
 		close(threads[i - 1].fd[1]);
 		m.threads--;
 	} else if (i < 2 && chance(50)) {
-		CALL("start a thread that stays" MODEL, MODEL_ARGS);
+		CALL("start a thread that stays%s", model());
 		if (!pipe(threads[i].fd) &&
 		    !pthread_create(&threads[i].t, NULL, sleeper,
 				    (void *)(long)threads[i].fd[0]))
@@ -1044,14 +1060,14 @@ static void op_tracee(int unused)
 	pid_t pid;
 
 	if (m.tracee) {
-		CALL("kill the tracee" MODEL, MODEL_ARGS);
+		CALL("kill the tracee%s", model());
 		kill(m.tracee, SIGKILL);
 		waitpid(m.tracee, NULL, __WALL);
 		m.tracee = 0;
 		m.traced = false;
 		return;
 	}
-	CALL("fork a child that PTRACE_TRACEMEs and stops" MODEL, MODEL_ARGS);
+	CALL("fork a child that PTRACE_TRACEMEs and stops%s", model());
 	pid = fork();
 	if (pid == 0) {
 		close(report_fd);
@@ -1102,8 +1118,8 @@ static void op_fork_check(int unused)
 	int status;
 	pid_t pid;
 
-	CALL("%s a child that checks what it inherited" MODEL,
-	     exec ? "fork and exec" : "fork", MODEL_ARGS);
+	CALL("%s a child that checks what it inherited%s",
+	     exec ? "fork and exec" : "fork", model());
 	pid = fork();
 	if (pid == 0) {
 		char n[2] = { '0' + m.nosuid }, g[2] = { '0' + m.gated };
@@ -1240,7 +1256,7 @@ static __attribute__((noreturn)) void child(void)
 		check_state();
 	}
 	/* A kept socket keeps its peer: a plain send still comes back. */
-	CALL("send() and recv() on a kept connected UDP socket" MODEL, MODEL_ARGS);
+	CALL("send() and recv() on a kept connected UDP socket%s", model());
 	pfd.fd = pristine[1];
 	if (send(pristine[0], "ping", 4, MSG_DONTWAIT) != 4 ||
 	    poll(&pfd, 1, 2000) != 1 ||
@@ -1295,7 +1311,10 @@ static bool run_round(unsigned int r)
 	DIR *d;
 
 	round_no = r;
-	if (pipe2(p, O_CLOEXEC) || (pid = fork()) < 0)
+	if (pipe2(p, O_CLOEXEC))
+		ksft_exit_fail_perror("pipe2/fork");
+	pid = fork();
+	if (pid < 0)
 		ksft_exit_fail_perror("pipe2/fork");
 	if (pid == 0) {
 		close(p[0]);
@@ -1354,14 +1373,14 @@ static bool run_round(unsigned int r)
 
 static int usage(const char *argv0, int ret)
 {
-	printf("usage: %s [--seed N] [--iterations N] [--round N] [--calls N]\n"
+	printf("%s: %s [--seed N] [--iterations N] [--round N] [--calls N]\n"
 	       "  --seed N        the run's seed (default 12345)\n"
 	       "  --iterations N  rounds, a child each (default %u, or\n"
 	       "                  $NOSUID_FUZZ_ITERATIONS)\n"
 	       "  --round N       run round N alone, to replay a failure\n"
 	       "  --calls N       fuzzed calls a round (default %u)\n"
 	       "Runs as root: each round drops privilege itself.\n",
-	       argv0, DEFAULT_ROUNDS, calls_per_round);
+	       __func__, argv0, DEFAULT_ROUNDS, calls_per_round);
 	return ret;
 }
 
@@ -1395,16 +1414,18 @@ int main(int argc, char **argv)
 		if (!number(argv[i + 1], &v) ||
 		    (v > UINT_MAX && strcmp(argv[i], "--seed")))
 			return usage(argv[0], KSFT_FAIL);
-		if (!strcmp(argv[i], "--seed"))
+		if (!strcmp(argv[i], "--seed")) {
 			seed = v;
-		else if (!strcmp(argv[i], "--iterations"))
+		} else if (!strcmp(argv[i], "--iterations")) {
 			rounds = v;
-		else if (!strcmp(argv[i], "--round") && (rounds = 1))
+		} else if (!strcmp(argv[i], "--round")) {
+			rounds = 1;
 			first = v;
-		else if (!strcmp(argv[i], "--calls"))
+		} else if (!strcmp(argv[i], "--calls")) {
 			calls_per_round = v;
-		else
+		} else {
 			return usage(argv[0], KSFT_FAIL);
+		}
 	}
 
 	ksft_print_header();

@@ -40,22 +40,7 @@
 
 #include "../kselftest_harness.h"
 
-/* Values of DESIGN.md, for headers older than the series. */
-#ifndef PR_SET_NOSUID
-#define PR_SET_NOSUID 0x4e535501
-#endif
-#ifndef PR_GET_NOSUID
-#define PR_GET_NOSUID 0x4e535502
-#endif
-#ifndef PR_SET_NETWORK
-#define PR_SET_NETWORK 0x4e535503
-#endif
-#ifndef PR_GET_NETWORK
-#define PR_GET_NETWORK 0x4e535504
-#endif
-#ifndef PR_NETWORK_OFF
-#define PR_NETWORK_OFF 1
-#endif
+/* PR_SET_NOSUID and the others: the kernel's uapi headers (KHDR_INCLUDES). */
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

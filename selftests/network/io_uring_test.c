@@ -83,33 +83,43 @@ FIXTURE_VARIANT(io_uring)
 FIXTURE_VARIANT_ADD(io_uring, socket_inet) {
 	.op = OP_SOCKET_INET, .success = INT_MAX,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, socket_unix) {
 	.op = OP_SOCKET_UNIX, .allowed = true, .success = INT_MAX,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, connect) {
 	.op = OP_CONNECT, .success = 0,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, bind) {
 	.op = OP_BIND, .success = 0,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, listen) {
 	.op = OP_LISTEN, .success = 0,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, sendmsg) {
 	.op = OP_SENDMSG, .success = 4,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, sendmsg_zc) {
 	.op = OP_SENDMSG_ZC, .success = 4,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, send_addr) {
 	.op = OP_SEND, .success = 4,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, send_zc_addr) {
 	.op = OP_SEND_ZC, .success = 4,
 };
+
 FIXTURE_VARIANT_ADD(io_uring, send_connected) {
 	.op = OP_SEND_CONNECTED, .allowed = true, .success = 4,
 };
+
 /* clang-format on */
 
 static void prepare(struct __test_metadata *const _metadata,

@@ -20,9 +20,10 @@
  * succeeds (where it cannot, it fails for a reason that is not the gate:
  * said where it happens).  Options that need CAP_NET_RAW or CAP_NET_ADMIN
  * get their control in a user and network namespace of the test's own.
- * After the refusals the kept socket still reaches its peer.  Options that only tune what the socket already does
- * (TTL, hop limit, leaving a group, buffer sizes) stay allowed, and
- * AF_UNIX sockets are not touched at all.
+ * After the refusals the kept socket still reaches its peer.  Options
+ * that only tune what the socket already does (TTL, hop limit, leaving a
+ * group, buffer sizes) stay allowed, and AF_UNIX sockets are not touched
+ * at all.
  */
 
 #define _GNU_SOURCE
@@ -544,8 +545,8 @@ enum value {
 
 union value_buf {
 	int i;
-	uint16_t u16;
-	uint32_t u32;
+	__u16 u16;
+	__u32 u32;
 	char name[IFNAMSIZ];
 	struct ip_mreqn mreqn;
 	struct ip_mreq_source mreqs;
@@ -740,227 +741,281 @@ FIXTURE_VARIANT_ADD(sockopt, bindtodevice_udp4) {
 	.kind = UDP4, .level = SOL_SOCKET, .optname = SO_BINDTODEVICE,
 	.value = V_IFNAME,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, bindtodevice_udp6) {
 	.kind = UDP6, .level = SOL_SOCKET, .optname = SO_BINDTODEVICE,
 	.value = V_IFNAME,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, bindtodevice_tcp4) {
 	.kind = TCP4, .level = SOL_SOCKET, .optname = SO_BINDTODEVICE,
 	.value = V_IFNAME,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, bindtodevice_tcp6) {
 	.kind = TCP6, .level = SOL_SOCKET, .optname = SO_BINDTODEVICE,
 	.value = V_IFNAME,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, bindtoifindex_udp4) {
 	.kind = UDP4, .level = SOL_SOCKET, .optname = SO_BINDTOIFINDEX,
 	.value = V_IFINDEX,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, bindtoifindex_tcp6) {
 	.kind = TCP6, .level = SOL_SOCKET, .optname = SO_BINDTOIFINDEX,
 	.value = V_IFINDEX,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_unicast_if) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_UNICAST_IF,
 	.value = V_IFINDEX_BE,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_multicast_if) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_MULTICAST_IF,
 	.value = V_MREQN_IF,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_unicast_if) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_UNICAST_IF,
 	.value = V_IFINDEX_BE,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_multicast_if) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_MULTICAST_IF,
 	.value = V_IFINDEX,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_pktinfo_udp6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_PKTINFO,
 	.value = V_PKTINFO6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_pktinfo_tcp6) {
 	.kind = TCP6, .level = SOL_IPV6, .optname = IPV6_PKTINFO,
 	.value = V_PKTINFO6,
 };
+
 /* IPv4 options: record route needs no privilege, a source route does. */
 FIXTURE_VARIANT_ADD(sockopt, ip_options_rr_udp4) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_OPTIONS,
 	.value = V_IP_RR,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_options_rr_tcp4) {
 	.kind = TCP4, .level = SOL_IP, .optname = IP_OPTIONS,
 	.value = V_IP_RR,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_options_lsrr_udp4) {
 	.kind = UDP4, .own_netns = true, .level = SOL_IP,
 	.optname = IP_OPTIONS, .value = V_IP_LSRR,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_options_lsrr_tcp4) {
 	.kind = TCP4, .own_netns = true, .level = SOL_IP,
 	.optname = IP_OPTIONS, .value = V_IP_LSRR,
 };
+
 /* IPv6 extension headers other than routing: CAP_NET_RAW. */
 FIXTURE_VARIANT_ADD(sockopt, ipv6_hopopts_udp6) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_HOPOPTS, .value = V_OPT_HDR6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_hopopts_tcp6) {
 	.kind = TCP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_HOPOPTS, .value = V_OPT_HDR6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_dstopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_DSTOPTS, .value = V_OPT_HDR6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_rthdrdstopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_RTHDRDSTOPTS, .value = V_OPT_HDR6,
 };
+
 /* RFC 2292's names of these only ask to receive them: allowed. */
 FIXTURE_VARIANT_ADD(sockopt, ipv6_2292hopopts) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_2292HOPOPTS,
 	.value = V_INT, .ival = 1, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_2292dstopts) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_2292DSTOPTS,
 	.value = V_INT, .ival = 1, .allowed = true,
 };
+
 /* Without XFRM the control is ENOPROTOOPT, with it 0 (policy cleared). */
 FIXTURE_VARIANT_ADD(sockopt, ip_ipsec_policy) {
 	.kind = UDP4, .own_netns = true, .level = SOL_IP,
 	.optname = IP_IPSEC_POLICY, .value = V_NULL, .control = NOT_EPERM,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_xfrm_policy) {
 	.kind = UDP4, .own_netns = true, .level = SOL_IP,
 	.optname = IP_XFRM_POLICY, .value = V_NULL, .control = NOT_EPERM,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_ipsec_policy) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_IPSEC_POLICY, .value = V_NULL, .control = NOT_EPERM,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_xfrm_policy) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_XFRM_POLICY, .value = V_NULL, .control = NOT_EPERM,
 };
+
 /* Refused: new endpoints. */
 FIXTURE_VARIANT_ADD(sockopt, ip_add_membership) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_ADD_MEMBERSHIP,
 	.value = V_MREQN,
 };
+
 /* An IPv6 socket takes SOL_IP options too. */
 FIXTURE_VARIANT_ADD(sockopt, ip_add_membership_udp6) {
 	.kind = UDP6, .level = SOL_IP, .optname = IP_ADD_MEMBERSHIP,
 	.value = V_MREQN,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_add_source_membership) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_ADD_SOURCE_MEMBERSHIP,
 	.value = V_MREQ_SOURCE,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_unblock_source) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_UNBLOCK_SOURCE,
 	.value = V_MREQ_SOURCE, .prep = P_JOIN4_BLOCK,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_msfilter) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_MSFILTER,
 	.value = V_MSFILTER, .prep = P_JOIN4,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_join_group4) {
 	.kind = UDP4, .level = SOL_IP, .optname = MCAST_JOIN_GROUP,
 	.value = V_GROUP4,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_join_source_group4) {
 	.kind = UDP4, .level = SOL_IP, .optname = MCAST_JOIN_SOURCE_GROUP,
 	.value = V_GROUP_SOURCE4,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_unblock_source4) {
 	.kind = UDP4, .level = SOL_IP, .optname = MCAST_UNBLOCK_SOURCE,
 	.value = V_GROUP_SOURCE4, .prep = P_JOIN4_BLOCK,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_msfilter4) {
 	.kind = UDP4, .level = SOL_IP, .optname = MCAST_MSFILTER,
 	.value = V_GROUP_FILTER4, .prep = P_JOIN4,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_add_membership) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_ADD_MEMBERSHIP,
 	.value = V_MREQ6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_join_group6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = MCAST_JOIN_GROUP,
 	.value = V_GROUP6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_join_source_group6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = MCAST_JOIN_SOURCE_GROUP,
 	.value = V_GROUP_SOURCE6,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_unblock_source6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = MCAST_UNBLOCK_SOURCE,
 	.value = V_GROUP_SOURCE6, .prep = P_JOIN6_BLOCK,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_msfilter6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = MCAST_MSFILTER,
 	.value = V_GROUP_FILTER6, .prep = P_JOIN6,
 };
+
 /* CAP_NET_ADMIN. */
 FIXTURE_VARIANT_ADD(sockopt, ipv6_join_anycast) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.optname = IPV6_JOIN_ANYCAST, .value = V_ANYCAST6,
 };
+
 /* A packet socket needs CAP_NET_RAW. */
 FIXTURE_VARIANT_ADD(sockopt, packet_add_membership) {
 	.kind = PACKET, .own_netns = true, .level = SOL_PACKET,
 	.optname = PACKET_ADD_MEMBERSHIP, .value = V_PACKET_MREQ,
 };
+
 /* Allowed: they change nothing of where packets go or come from. */
 FIXTURE_VARIANT_ADD(sockopt, ip_ttl_udp4) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_TTL,
 	.value = V_INT, .ival = 32, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_ttl_tcp4) {
 	.kind = TCP4, .level = SOL_IP, .optname = IP_TTL,
 	.value = V_INT, .ival = 32, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_tos) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_TOS,
 	.value = V_INT, .ival = 0x10, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_unicast_hops_udp6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_UNICAST_HOPS,
 	.value = V_INT, .ival = 32, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_unicast_hops_tcp6) {
 	.kind = TCP6, .level = SOL_IPV6, .optname = IPV6_UNICAST_HOPS,
 	.value = V_INT, .ival = 32, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_tclass) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_TCLASS,
 	.value = V_INT, .ival = 0x10, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, so_rcvbuf) {
 	.kind = UDP4, .level = SOL_SOCKET, .optname = SO_RCVBUF,
 	.value = V_INT, .ival = 65536, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, tcp_nodelay) {
 	.kind = TCP4, .level = IPPROTO_TCP, .optname = TCP_NODELAY,
 	.value = V_INT, .ival = 1, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_drop_membership) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_DROP_MEMBERSHIP,
 	.value = V_MREQN, .prep = P_JOIN4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ip_block_source) {
 	.kind = UDP4, .level = SOL_IP, .optname = IP_BLOCK_SOURCE,
 	.value = V_MREQ_SOURCE, .prep = P_JOIN4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, ipv6_drop_membership) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = IPV6_DROP_MEMBERSHIP,
 	.value = V_MREQ6, .prep = P_JOIN6, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(sockopt, mcast_leave_group6) {
 	.kind = UDP6, .level = SOL_IPV6, .optname = MCAST_LEAVE_GROUP,
 	.value = V_GROUP6, .prep = P_JOIN6, .allowed = true,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(sockopt)
@@ -999,11 +1054,8 @@ TEST_F(sockopt, setsockopt)
 	ASSERT_CONTROL(variant->control, control);
 
 	CLOSE_GATE();
-	if (variant->allowed) {
-		ASSERT_EQ(control, set_value(self, variant, self->fd[1]));
-	} else {
-		ASSERT_EQ(-EPERM, set_value(self, variant, self->fd[1]));
-	}
+	ASSERT_EQ(variant->allowed ? control : -EPERM,
+		  set_value(self, variant, self->fd[1]));
 	still_works(_metadata, self->fd[1], variant->kind);
 }
 
@@ -1039,102 +1091,126 @@ FIXTURE_VARIANT_ADD(cmsg, ip_pktinfo) {
 	.kind = UDP4, .level = SOL_IP, .type = IP_PKTINFO,
 	.value = V_PKTINFO4, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ip_pktinfo_tcp4) {
 	.kind = TCP4, .level = SOL_IP, .type = IP_PKTINFO,
 	.value = V_PKTINFO4, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ip_retopts_rr) {
 	.kind = UDP4, .level = SOL_IP, .type = IP_RETOPTS,
 	.value = V_IP_RR, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ip_retopts_lsrr) {
 	.kind = UDP4, .own_netns = true, .level = SOL_IP, .type = IP_RETOPTS,
 	.value = V_IP_LSRR, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_pktinfo) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_PKTINFO,
 	.value = V_PKTINFO6, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_2292pktinfo) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_2292PKTINFO,
 	.value = V_PKTINFO6, .control = 4,
 };
+
 /* Traffic class and flow label 0: valid without a leased label. */
 FIXTURE_VARIANT_ADD(cmsg, ipv6_flowinfo) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_FLOWINFO,
 	.value = V_U32, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_hopopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.type = IPV6_HOPOPTS, .value = V_OPT_HDR6, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_2292hopopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.type = IPV6_2292HOPOPTS, .value = V_OPT_HDR6, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_dstopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.type = IPV6_DSTOPTS, .value = V_OPT_HDR6, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_2292dstopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.type = IPV6_2292DSTOPTS, .value = V_OPT_HDR6, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_rthdrdstopts) {
 	.kind = UDP6, .own_netns = true, .level = SOL_IPV6,
 	.type = IPV6_RTHDRDSTOPTS, .value = V_OPT_HDR6, .control = 4,
 };
+
 /* A level UDP does not look at: ignored before, refused behind the gate. */
 FIXTURE_VARIANT_ADD(cmsg, sol_tcp) {
 	.kind = UDP4, .level = SOL_TCP, .type = TCP_NODELAY,
 	.value = V_INT, .ival = 1, .control = 4,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, malformed_udp4) {
 	.kind = UDP4, .level = SOL_IP, .type = IP_TTL,
 	.value = V_INT, .ival = 64, .malformed = true, .control = -EINVAL,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, malformed_udp6) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_HOPLIMIT,
 	.value = V_INT, .ival = 64, .malformed = true, .control = -EINVAL,
 };
+
 /* Allowed. */
 FIXTURE_VARIANT_ADD(cmsg, ip_ttl) {
 	.kind = UDP4, .level = SOL_IP, .type = IP_TTL,
 	.value = V_INT, .ival = 64, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ip_tos) {
 	.kind = UDP4, .level = SOL_IP, .type = IP_TOS,
 	.value = V_INT, .ival = 0x10, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_hoplimit) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_HOPLIMIT,
 	.value = V_INT, .ival = 64, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_hoplimit_tcp6) {
 	.kind = TCP6, .level = SOL_IPV6, .type = IPV6_HOPLIMIT,
 	.value = V_INT, .ival = 64, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_tclass) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_TCLASS,
 	.value = V_INT, .ival = 0x10, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, ipv6_dontfrag) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_DONTFRAG,
 	.value = V_INT, .ival = 1, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, udp_segment4) {
 	.kind = UDP4, .level = SOL_UDP, .type = UDP_SEGMENT,
 	.value = V_U16, .ival = 1000, .control = 4, .allowed = true,
 };
+
 FIXTURE_VARIANT_ADD(cmsg, udp_segment6) {
 	.kind = UDP6, .level = SOL_UDP, .type = UDP_SEGMENT,
 	.value = V_U16, .ival = 1000, .control = 4, .allowed = true,
 };
+
 /* No timestamp asked for: valid, and nothing queued on the error queue. */
 FIXTURE_VARIANT_ADD(cmsg, so_timestamping) {
 	.kind = UDP4, .level = SOL_SOCKET, .type = SO_TIMESTAMPING,
 	.value = V_U32, .control = 4, .allowed = true,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(cmsg)

@@ -7,10 +7,6 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 
-#ifndef PR_GET_NETWORK
-#define PR_GET_NETWORK 0x4e535504
-#endif
-
 int main(void)
 {
 	int ret = prctl(PR_GET_NETWORK, 0, 0, 0, 0);

@@ -145,22 +145,28 @@ FIXTURE_VARIANT(ptrace)
 FIXTURE_VARIANT_ADD(ptrace, attach) {
 	.how = ATTACH, .denied = -EPERM,
 };
+
 FIXTURE_VARIANT_ADD(ptrace, seize) {
 	.how = SEIZE, .denied = -EPERM,
 };
+
 /* mm_access() reports a refused ptrace_may_access() as EACCES. */
 FIXTURE_VARIANT_ADD(ptrace, mem_write) {
 	.how = MEM_WRITE, .denied = -EACCES,
 };
+
 FIXTURE_VARIANT_ADD(ptrace, vm_writev) {
 	.how = VM_WRITEV, .denied = -EPERM,
 };
+
 FIXTURE_VARIANT_ADD(ptrace, vm_readv) {
 	.how = VM_READV, .denied = -EPERM,
 };
+
 FIXTURE_VARIANT_ADD(ptrace, pidfd_getfd) {
 	.how = PIDFD_GETFD, .denied = -EPERM,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(ptrace)

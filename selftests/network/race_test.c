@@ -13,8 +13,9 @@
  * Each try is a fresh pair: P (uid 1000; nosuid already when the gate is
  * tested) forks C, both spin on a flag in shared memory, then C calls
  * PTRACE_TRACEME while P calls the prctl.  A delay on one side or the
- * other, adjusted after each try, keeps the two calls meeting.  On one CPU there is no
- * race to see: the test skips there (the vmboot test fails on such a guest).
+ * other, adjusted after each try, keeps the two calls meeting.  On one CPU
+ * there is no race to see: the test skips there (the vmboot test fails on
+ * such a guest).
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -28,7 +29,7 @@
 #define WAIT_LIMIT_NS (10 * 1000000000LL)
 
 /* Which prctl P calls; C never calls it, so it stays ungated/plain. */
-enum layer {
+enum prctl_layer {
 	LAYER_NOSUID,	/* P is uid 1000 only; PR_SET_NOSUID */
 	LAYER_NETWORK,	/* P and C are nosuid; PR_SET_NETWORK */
 };
@@ -84,10 +85,11 @@ static void set_flag(int *flag)
 
 static void delay(unsigned int loops)
 {
-	volatile unsigned int i;
+	unsigned int i;
 
+	/* "+m": i is kept in memory, so the empty loop is not optimised out. */
 	for (i = 0; i < loops; i++)
-		;
+		__asm__ __volatile__("" : "+m" (i));
 }
 
 #define SETUP_FAILED(sh)                                                \
@@ -114,7 +116,7 @@ run_tracee(struct shared *sh, unsigned int loops)
 	_exit(0);
 }
 
-static void call_prctl(struct shared *sh, enum layer layer)
+static void call_prctl(struct shared *sh, enum prctl_layer layer)
 {
 	int ret;
 
@@ -144,7 +146,7 @@ static bool reap(pid_t pid)
 }
 
 static void __attribute__((noreturn))
-run_tracer(struct shared *sh, enum layer layer, enum order order,
+run_tracer(struct shared *sh, enum prctl_layer layer, enum order order,
 	   unsigned int loops_p, unsigned int loops_c)
 {
 	pid_t pid;
@@ -196,13 +198,16 @@ run_tracer(struct shared *sh, enum layer layer, enum order order,
 
 /* One try in a fresh P and C; the results are left in *sh. */
 static void try_once(struct __test_metadata *const _metadata,
-		     struct shared *sh, enum layer layer, enum order order,
-		     unsigned int loops_p, unsigned int loops_c)
+		     struct shared *sh, enum prctl_layer layer,
+		     enum order order, unsigned int loops_p,
+		     unsigned int loops_c)
 {
 	pid_t pid;
 
 	memset(sh, 0, sizeof(*sh));
-	sh->traceme_ret = sh->prctl_ret = 1;	/* "not called" */
+	/* 1: "not called" */
+	sh->traceme_ret = 1;
+	sh->prctl_ret = 1;
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
@@ -221,7 +226,7 @@ FIXTURE(race)
 
 FIXTURE_VARIANT(race)
 {
-	enum layer layer;
+	enum prctl_layer layer;
 };
 
 FIXTURE_VARIANT_ADD(race, network)

@@ -84,7 +84,7 @@ static struct report run_helper(struct __test_metadata *const _metadata,
 {
 	struct report r = { -1, -1, -1, -1 };
 	char out[128] = {}, arg[16];
-	int pipefd[2];
+	int pipefd[2], n;
 	pid_t pid;
 
 	snprintf(arg, sizeof(arg), "%d", port);
@@ -102,8 +102,9 @@ static struct report run_helper(struct __test_metadata *const _metadata,
 	read(pipefd[0], out, sizeof(out) - 1);
 	close(pipefd[0]);
 	EXPECT_EQ(0, wait_child(pid));
-	EXPECT_EQ(4, sscanf(out, "euid=%d secure=%d net=%d fallback=%d",
-			    &r.euid, &r.secure, &r.net, &r.fallback))
+	n = sscanf(out, "euid=%d secure=%d net=%d fallback=%d", &r.euid,
+		   &r.secure, &r.net, &r.fallback);
+	EXPECT_EQ(4, n)
 	{
 		TH_LOG("helper said: %s", out);
 	}

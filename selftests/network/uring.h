@@ -37,8 +37,10 @@ static int ring_init(struct ring *r, unsigned int flags)
 	r->sqpoll = flags & IORING_SETUP_SQPOLL;
 	sq_size = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
 	cq_size = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP)
-		sq_size = cq_size = sq_size > cq_size ? sq_size : cq_size;
+	if (p.features & IORING_FEAT_SINGLE_MMAP) {
+		sq_size = sq_size > cq_size ? sq_size : cq_size;
+		cq_size = sq_size;
+	}
 	sq = mmap(NULL, sq_size, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
 	if (sq == MAP_FAILED)

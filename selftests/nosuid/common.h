@@ -14,13 +14,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PR_SET_NOSUID
-#define PR_SET_NOSUID 0x4e535501
-#endif
-#ifndef PR_GET_NOSUID
-#define PR_GET_NOSUID 0x4e535502
-#endif
-
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((__unused__))
 #endif

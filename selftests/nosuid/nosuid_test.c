@@ -322,6 +322,7 @@ FIXTURE_VARIANT_ADD(bad_args, get_arg4) {
 FIXTURE_VARIANT_ADD(bad_args, get_arg5) {
 	.option = PR_GET_NOSUID, .arg5 = 1,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(bad_args)
@@ -751,6 +752,7 @@ FIXTURE_VARIANT_ADD(refusal, root_noroot_with_caps) {
 	/* Dropping the capabilities leaves uid 0. */
 	.errno_after_giving_up = EACCES,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(refusal)
@@ -964,6 +966,7 @@ FIXTURE_VARIANT_ADD(joined, two_threads) {
 	/* Two exits in flight at once, as at the end of a worker pool. */
 	.threads = 2,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(joined)
@@ -1253,6 +1256,7 @@ FIXTURE_VARIANT_ADD(setid_exec, setgid) {
 	.mode = 02755, .owner = 0, .group = OTHER_ID, .spool_mode = 0060,
 	.euid = USER_UID, .egid = OTHER_ID,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(setid_exec)
@@ -1460,6 +1464,7 @@ FIXTURE_VARIANT_ADD(ptrace, child_forked_before_flag) {
 FIXTURE_VARIANT_ADD(ptrace, child_forked_after_flag) {
 	.topology = CHILD_AFTER, .tracer_nosuid = true,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(ptrace)
@@ -1582,7 +1587,8 @@ static void check_access(struct __test_metadata *const _metadata,
 	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, res);
-	res->access_errno = res->tracee_code = -1;
+	res->access_errno = -1;
+	res->tracee_code = -1;
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(hold));
 
@@ -1694,6 +1700,7 @@ FIXTURE_VARIANT_ADD(traceme, both_nosuid) {
 FIXTURE_VARIANT_ADD(traceme, nosuid_child) {
 	.child_nosuid = true,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(traceme)
@@ -1746,7 +1753,7 @@ TEST(seccomp_after_flag)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {
-		.len = sizeof(filter) / sizeof(filter[0]),
+		.len = ARRAY_SIZE(filter),
 		.filter = filter,
 	};
 

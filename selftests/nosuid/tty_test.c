@@ -62,6 +62,7 @@ FIXTURE_VARIANT_ADD(tty, own_flag) {
 FIXTURE_VARIANT_ADD(tty, inherited_flag) {
 	.inherited = true,
 };
+
 /* clang-format on */
 
 FIXTURE_SETUP(tty)

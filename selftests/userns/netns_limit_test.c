@@ -39,7 +39,7 @@
 
 #define OTHER_USER_ID 1001
 
-enum kind {
+enum holder_kind {
 	ROOT_HOLDER,
 	NOSUID_HOLDER,		/* uid @uid, nosuid, no capabilities */
 	PRIVILEGED_HOLDER,	/* uid @uid, not nosuid, CAP_SYS_ADMIN */
@@ -50,7 +50,7 @@ enum kind {
  * in a child that dropped privileges can make the harness run the
  * fixture's parent teardown there, as that user.  Returns 0 or an errno.
  */
-static int become(enum kind kind, uid_t uid)
+static int become(enum holder_kind kind, uid_t uid)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -128,8 +128,8 @@ struct holder {
  * of may still be charged.
  */
 static void start_holder(struct __test_metadata *const _metadata,
-			 struct holder *h, enum kind kind, uid_t uid, int want,
-			 int settle_below)
+			 struct holder *h, enum holder_kind kind, uid_t uid,
+			 int want, int settle_below)
 {
 	int ready[2], release[2];
 	char c;
@@ -183,8 +183,8 @@ static void release_holder(struct holder *h)
 }
 
 /* One namespace for @kind, at once let go: 0 or the errno. */
-static int try_netns(struct __test_metadata *const _metadata, enum kind kind,
-		     uid_t uid)
+static int try_netns(struct __test_metadata *const _metadata,
+		     enum holder_kind kind, uid_t uid)
 {
 	struct holder h;
 

@@ -9,10 +9,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PR_SET_NOSUID
-#define PR_SET_NOSUID 0x4e535501
-#endif
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {

@@ -61,7 +61,7 @@ struct report {
  * calls it), runs @action in it and returns 0 or the errno of the call.
  * What the new task saw goes to @r.
  */
-static int new_task(enum method method, uint64_t flags, int (*action)(void),
+static int new_task(enum method method, __u64 flags, int (*action)(void),
 		    struct report *r)
 {
 	struct clone_args args = {
@@ -154,7 +154,7 @@ FIXTURE_VARIANT(create)
 {
 	enum method method;
 	/* Flags that need no privilege, to go with CLONE_NEWNET. */
-	uint64_t unrelated;
+	__u64 unrelated;
 };
 
 FIXTURE_VARIANT_ADD(create, unshare) {
@@ -213,7 +213,7 @@ TEST_F(create, privileged_netns_unchanged)
 TEST_F(create, netns_with_unrelated_flags)
 {
 	const ino_t outer = netns_ino();
-	const uint64_t flags = CLONE_NEWNET | variant->unrelated;
+	const __u64 flags = CLONE_NEWNET | variant->unrelated;
 	struct report r;
 
 	REQUIRE_NOSUID();
@@ -232,7 +232,7 @@ TEST_F(create, netns_with_unrelated_flags)
 TEST_F(create, other_namespaces_refused)
 {
 	static const struct {
-		uint64_t flag;
+		__u64 flag;
 		const char *name;
 	} others[] = {
 		{ CLONE_NEWUTS, "CLONE_NEWUTS" },

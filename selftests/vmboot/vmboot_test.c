@@ -16,11 +16,6 @@
 
 #include "../kselftest_harness.h"
 
-/* DESIGN.md's value, for headers older than the series. */
-#ifndef PR_GET_NOSUID
-#define PR_GET_NOSUID 0x4e535502
-#endif
-
 TEST(kernel_is_patched_6_12)
 {
 	struct utsname u;
@@ -83,6 +78,31 @@ TEST(two_cpus_online)
 	ASSERT_LE(2, n)
 	{
 		TH_LOG("the race tests need two CPUs (QEMU -smp 2, CONFIG_SMP=y)");
+	}
+}
+
+/* The manual pages are in the image, readable by the user. */
+TEST(manual_pages_installed)
+{
+	static const char *const pages[] = {
+		"/usr/share/man/man1/nosuid.1",
+		"/usr/share/man/man2const/PR_SET_NOSUID.2const",
+		"/usr/share/man/man2const/PR_GET_NOSUID.2const",
+		"/usr/share/man/man2const/PR_SET_NETWORK.2const",
+		"/usr/share/man/man2const/PR_GET_NETWORK.2const",
+	};
+	char line[256];
+
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		FILE *f = fopen(pages[i], "r");
+		int th = 0;
+
+		ASSERT_NE(NULL, f) TH_LOG("%s", pages[i]);
+		while (fgets(line, sizeof(line), f))
+			th |= !strncmp(line, ".TH ", 4);
+		fclose(f);
+		EXPECT_TRUE(th) TH_LOG("%s has no .TH line", pages[i]);
+		EXPECT_EQ(0, access(pages[i], R_OK));
 	}
 }
 
