@@ -7,6 +7,9 @@
 #   make check-upstream  the kernel's own selftests, unpatched vs patched
 #   make bench      cost of the series against the unpatched kernel and the
 #                   alternatives, counted in instructions (bench/RESULTS.md)
+#   make series     the series as mail in build/series/: patches, selftests
+#                   as patches, cover letter (series/cover-letter.txt)
+#   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages
 #   make bisect-check  every patch of the series builds and boots alone
 #   make export     save the commits of build/linux into patches/
 #   make clean      drop build products, keep the unpacked tree
@@ -31,7 +34,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bench bisect-check \
+.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bench series series-check bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -144,6 +147,16 @@ _image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
 # Each commit of the series builds and boots on its own (slow: a build each).
 bisect-check: image
 	@scripts/bisect-check.sh
+
+series: prepare
+	@scripts/make-series.sh
+
+# Needs the unpatched build for sparse's comparison (check-upstream or bench
+# make it; CI runs this after check-upstream).
+series-check: series
+	@$(MAKE) --no-print-directory _kernel
+	@scripts/build-base.sh $(B)/series-base-build.log
+	@scripts/series-check.sh
 
 export:
 	@scripts/export-series.sh $(SRC) $(LAYERS)

@@ -4,7 +4,8 @@
 set -eu
 
 PKGS="linux-source-6.12 gcc make qemu-system-x86 busybox-static libcap-dev
-libcap-ng-dev bc flex bison libelf-dev libssl-dev cpio ccache xz-utils git rsync perl python3-ply python3-git"
+libcap-ng-dev bc flex bison libelf-dev libssl-dev cpio ccache xz-utils git rsync perl python3-ply python3-git
+sparse python3-docutils mandoc"
 
 missing=
 for p in $PKGS; do
