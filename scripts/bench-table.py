@@ -118,6 +118,13 @@ for op in OPS:
           f"{da:+,} ({pct(b[1], a_[1])}) | {k[1]:,} | {db:+,} "
           f"({pct(b[1], k[1])}) | {slot:+,} | {hooks:+,} | {keyon:+,} |")
 print()
+print("TCP connect has two modes about 190 instructions apart, and a whole "
+      "process's samples fall in one of them: two boots of the unpatched "
+      "kernel agree, but the patched kernel with disablenetwork left out of "
+      "`lsm=` (no hook called at all) has been seen in either mode, as has "
+      "the patched kernel with its hooks. A TCP Δ near +190 is that mode, "
+      "not the series; the UDP and AF_UNIX connects, which have one mode, "
+      "show what the connect hook costs.\n")
 for kind, w in worst.items():
     if None in w:
         continue
