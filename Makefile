@@ -10,6 +10,10 @@
 #   make series     the series as mail in build/series/: patches, selftests
 #                   as patches, cover letter (series/cover-letter.txt)
 #   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages
+#   make series-apply-check  git am build/series/ on a fresh tree, build it,
+#                   boot it, run the series' selftests (not in CI)
+#   make debian-config-check  the series in Debian's cloud-amd64 config, with
+#                   AppArmor and the distribution's lsm= list (not in CI)
 #   make bisect-check  every patch of the series builds and boots alone
 #   make export     save the commits of build/linux into patches/
 #   make clean      drop build products, keep the unpacked tree
@@ -34,7 +38,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bench series series-check bisect-check \
+.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bench series series-check series-apply-check debian-config-check bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -157,6 +161,14 @@ series-check: series
 	@$(MAKE) --no-print-directory _kernel
 	@scripts/build-base.sh $(B)/series-base-build.log
 	@scripts/series-check.sh
+
+series-apply-check: series
+	@$(MAKE) --no-print-directory _image
+	@scripts/series-apply-check.sh
+
+debian-config-check: prepare
+	@$(MAKE) --no-print-directory _image
+	@scripts/debian-config-check.sh
 
 export:
 	@scripts/export-series.sh $(SRC) $(LAYERS)
