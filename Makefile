@@ -139,14 +139,7 @@ $(B)/tools/bench: bench/bench.c $(SRC)/.git/nosuid-series | _kernel
 GUEST_TOOLS := vm-exit as-user bench $(basename $(notdir $(wildcard tools/*.c)))
 
 _image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
-	@{ sed -e 's|@B@|$(B)|g' -e 's|@TOP@|$(TOP)|g' initramfs/files.list; \
-	  busybox --list-full | grep -vxE 'usr/bin/timeout|bin/busybox' | \
-		sed 's|^\(.*\)$$|slink /\1 /bin/busybox 0777 0 0|'; \
-	  echo "slink /bin/timeout /bin/busybox 0777 0 0"; \
-	} > $(B)/initramfs.list
-	cd $(OBJ) && $(SRC)/usr/gen_initramfs.sh -o $(IMAGE).tmp \
-		$(B)/initramfs.list -u squash -g squash $(dir $(KST))
-	@mv $(IMAGE).tmp $(IMAGE)
+	@scripts/make-image.sh $(SRC) $(OBJ) $(dir $(KST)) $(IMAGE)
 
 # Each commit of the series builds and boots on its own (slow: a build each).
 bisect-check: image

@@ -71,13 +71,7 @@ make -s -C "$src/tools/testing/selftests" O="$obj" TARGETS="${targets[*]} lsm" \
 	{ tail -30 "$d/kselftest-build.log"; die "the series' selftests do not build"; }
 
 # The harness's guest (init, busybox, vm-exit, as-user) around these tests.
-{ sed -e "s|@B@|$B|g" -e "s|@TOP@|$top|g" "$top/initramfs/files.list"
-  busybox --list-full | grep -vxE 'usr/bin/timeout|bin/busybox' |
-	sed 's|^\(.*\)$|slink /\1 /bin/busybox 0777 0 0|'
-  echo "slink /bin/timeout /bin/busybox 0777 0 0"
-} > "$d/initramfs.list"
-(cd "$obj" && "$src/usr/gen_initramfs.sh" -o "$d/initramfs.cpio" \
-	"$d/initramfs.list" -u squash -g squash "$(dirname "$kst")")
+"$top/scripts/make-image.sh" "$src" "$obj" "$(dirname "$kst")" "$d/initramfs.cpio"
 
 boot() { BZIMAGE=$obj/arch/x86/boot/bzImage IMAGE=$d/initramfs.cpio LOGDIR=$d \
 	KERNEL_LABEL="fresh tree + build/series ($(kmake -s kernelrelease))" \
