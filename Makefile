@@ -136,7 +136,7 @@ $(B)/tools/bench: bench/bench.c $(SRC)/.git/nosuid-series | _kernel
 	@mkdir -p $(dir $@)
 	gcc -O2 -Wall -static -isystem $(OBJ)/usr/include -o $@ $<
 
-GUEST_TOOLS := vm-exit as-user bench $(basename $(notdir $(wildcard tools/*.c)))
+GUEST_TOOLS := vm-exit as-user netstamp-hold netstamp-toggle bench $(basename $(notdir $(wildcard tools/*.c)))
 
 _image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
 	@scripts/make-image.sh $(SRC) $(OBJ) $(dir $(KST)) $(IMAGE)
