@@ -9,12 +9,14 @@
 #                   alternatives, counted in instructions (bench/RESULTS.md)
 #   make series     the series as mail in build/series/: patches, selftests
 #                   as patches, cover letter (series/cover-letter.txt)
-#   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages
+#   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages,
+#                   and each patch's C files built W=1 at its own prefix
 #   make series-apply-check  git am build/series/ on a fresh tree, build it,
 #                   boot it, run the series' selftests (not in CI)
 #   make debian-config-check  the series in Debian's cloud-amd64 config, with
 #                   AppArmor and the distribution's lsm= list (not in CI)
-#   make bisect-check  every patch of the series builds and boots alone
+#   make bisect-check  every prefix of the series builds; each layer boots
+#                   with its selftests (about 28 min; not in CI)
 #   make export     save the commits of build/linux into patches/
 #   make clean      drop build products, keep the unpacked tree
 #   make distclean  drop build/ entirely
@@ -141,8 +143,11 @@ GUEST_TOOLS := vm-exit as-user netstamp-hold netstamp-toggle bench $(basename $(
 _image: _kernel $(KST)/.stamp $(addprefix $(B)/tools/,$(GUEST_TOOLS))
 	@scripts/make-image.sh $(SRC) $(OBJ) $(dir $(KST)) $(IMAGE)
 
-# Each commit of the series builds and boots on its own (slow: a build each).
-bisect-check: image
+# Each prefix of the series builds (W=1 on the files each patch touches),
+# and at each layer boundary boots and passes its selftests: a walk back
+# from the whole series in a copy of build/obj (scripts/bisect-check.sh).
+bisect-check: series
+	@$(MAKE) --no-print-directory _image
 	@scripts/bisect-check.sh
 
 series: prepare
@@ -154,6 +159,7 @@ series-check: series
 	@$(MAKE) --no-print-directory _kernel
 	@scripts/build-base.sh $(B)/series-base-build.log
 	@scripts/series-check.sh
+	@BISECT=compile scripts/bisect-check.sh
 
 series-apply-check: series
 	@$(MAKE) --no-print-directory _image

@@ -4,8 +4,7 @@
 # the mails with "git am -3", build that tree with the project's test
 # config plus the config file of every selftests directory the series
 # adds, build those selftests with the kernel's own selftests Makefile
-# (TARGETS=...), boot, and run them: every collection but the
-# *_lsm_off one in a normal boot, that one in a boot without the LSM.
+# (TARGETS=...), boot, and run them (scripts/series-selftests-boot.sh).
 # Not in CI: it is a full kernel build of its own (1065 s on 2026-12-04
 # with a cold cache on two cores: build 929 s, two boots).
 # SERIES_UPTO=N applies only the first N mails: at a layer boundary (the
@@ -18,7 +17,6 @@ B=$top/build
 d=$B/series-apply
 src=$d/linux
 obj=$d/obj
-kst=$d/kselftest-root/kselftest
 tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 jobs=$(($(nproc) + 1))
 die() { echo "error: $*" >&2; exit 1; }
@@ -49,10 +47,8 @@ git am -q -3 "${mails[@]}" || die "the series does not apply with git am -3 (see
 
 # The selftests directories the series adds or changes, and their config
 # files; lsm (upstream's, which lists the active LSMs) runs in any case.
-mapfile -t targets < <(git diff --name-only base HEAD -- tools/testing/selftests/ |
-	awk -F/ 'NF > 4 { print $4 }' | sort -u)
+mapfile -t targets < <("$top/scripts/series-selftests.sh" "$src")
 [ ${#targets[@]} -gt 0 ] || die "the series adds no selftests directory"
-mapfile -t targets < <(printf '%s\n' "${targets[@]}" lsm | sort -u)
 echo "series selftests: ${targets[*]}"
 frags=("$top/config/kernel.config" "$top/config/upstream.config")
 for t in "${targets[@]}"; do
@@ -87,25 +83,6 @@ kmake -s -j"$jobs" bzImage
 kmake -s headers
 echo "built $(kmake -s kernelrelease) in $(( $(date +%s) - start )) s"
 
-make -s -C "$src/tools/testing/selftests" O="$obj" TARGETS="${targets[*]}" \
-	KHDR_INCLUDES="-isystem $obj/usr/include" USERLDFLAGS=-static \
-	INSTALL_PATH="$kst" install > "$d/kselftest-build.log" 2>&1 ||
-	{ tail -30 "$d/kselftest-build.log"; die "the series' selftests do not build"; }
-
-# The harness's guest (init, busybox, vm-exit, as-user) around these tests.
-"$top/scripts/make-image.sh" "$src" "$obj" "$(dirname "$kst")" "$d/initramfs.cpio"
-
-boot() { BZIMAGE=$obj/arch/x86/boot/bzImage IMAGE=$d/initramfs.cpio LOGDIR=$d \
-	KERNEL_LABEL="fresh tree + build/series up to patch $upto ($(kmake -s kernelrelease))" \
-	"$top/scripts/boot.sh" check "$@"; }
-rc=0
-boot || rc=1
-taps=("$d/kselftest.tap")
-off=$(printf '%s\n' "${targets[@]}" | grep 'lsm_off$' || true)
-if [ -n "$off" ]; then
-	BOOT_NAME=nolsm boot hsuite="$off" lsm=landlock,lockdown,yama || rc=1
-	taps+=(boot="lsm without disablenetwork" "$d/kselftest-nolsm.tap")
-fi
-[ $rc -eq 0 ] || die "a boot did not finish"
-awk -f "$top/scripts/tap-summary.awk" "${taps[@]}"
+"$top/scripts/series-selftests-boot.sh" "$src" "$obj" "$d" \
+	"fresh tree + build/series up to patch $upto ($(kmake -s kernelrelease))" "${targets[@]}"
 echo "series-apply-check: $(( $(date +%s) - start )) s"
