@@ -164,7 +164,7 @@ static void send_stats(void)
 		_exit(3);
 }
 
-static __attribute__((noreturn, format(printf, 1, 2)))
+static __noreturn __printf(1, 2)
 void violation(const char *fmt, ...)
 {
 	char line[1024];
@@ -1214,7 +1214,7 @@ static void on_alarm(int sig)
 	violation("still running after %d s", CHILD_ALARM);
 }
 
-static __attribute__((noreturn)) void child(void)
+static __noreturn void child(void)
 {
 	struct pollfd pfd = { .events = POLLIN };
 	unsigned int total = 0, i, pick;
@@ -1437,7 +1437,7 @@ int main(int argc, char **argv)
 	have_net = prctl(PR_GET_NETWORK, 0, 0, 0, 0) >= 0;
 	ksft_set_plan(2);
 	ksft_print_msg("seed %llu\n", seed);
-	strcpy(dir, "/tmp/nosuid_fuzz.XXXXXX");
+	snprintf(dir, sizeof(dir), "/tmp/nosuid_fuzz.XXXXXX");
 	if (!mkdtemp(dir) || chmod(dir, 0777))
 		ksft_exit_fail_perror("mkdtemp");
 	/* Orphaned tracees and grandchildren come back to us to be reaped. */

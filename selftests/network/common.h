@@ -46,17 +46,13 @@
 #define IPPROTO_MPTCP 262
 #endif
 
-#ifndef __maybe_unused
-#define __maybe_unused __attribute__((__unused__))
-#endif
-
 #define USER_ID 1000
 #define NO_NETWORK_PRCTL "kernel without PR_SET_NETWORK"
 
 /* 0, or -errno when the call failed: one value to compare. */
 #define RET(call) ((call) < 0 ? -errno : 0)
 
-static __maybe_unused bool have_network_prctl(void)
+static inline bool have_network_prctl(void)
 {
 	/* PR_GET_NETWORK needs no privilege and no nosuid. */
 	return prctl(PR_GET_NETWORK, 0, 0, 0, 0) >= 0;
@@ -74,7 +70,7 @@ static __maybe_unused bool have_network_prctl(void)
  * dumpable flag, which would make every same-uid ptrace control fail for
  * that reason alone: set it again.
  */
-static __maybe_unused void drop_to_user(struct __test_metadata *const _metadata)
+static inline void drop_to_user(struct __test_metadata *const _metadata)
 {
 	ASSERT_EQ(0, setgroups(0, NULL));
 	ASSERT_EQ(0, setresgid(USER_ID, USER_ID, USER_ID));
@@ -82,7 +78,7 @@ static __maybe_unused void drop_to_user(struct __test_metadata *const _metadata)
 	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 }
 
-static __maybe_unused void set_nosuid(struct __test_metadata *const _metadata)
+static inline void set_nosuid(struct __test_metadata *const _metadata)
 {
 	ASSERT_EQ(0, prctl(PR_SET_NOSUID, 1, 0, 0, 0))
 	{
@@ -91,7 +87,7 @@ static __maybe_unused void set_nosuid(struct __test_metadata *const _metadata)
 }
 
 /* What every test needs before its control: uid 1000, nosuid. */
-static __maybe_unused void become_user(struct __test_metadata *const _metadata)
+static inline void become_user(struct __test_metadata *const _metadata)
 {
 	drop_to_user(_metadata);
 	set_nosuid(_metadata);
@@ -115,7 +111,7 @@ static __maybe_unused void become_user(struct __test_metadata *const _metadata)
 	} while (0)
 
 /* Make a blocked receive a failure, not a hang of the whole test. */
-static __maybe_unused void set_timeout(int fd)
+static inline void set_timeout(int fd)
 {
 	const struct timeval tv = { .tv_sec = 3 };
 
@@ -135,7 +131,7 @@ struct addr {
 };
 
 /* A loopback address with an ephemeral port, for bind(). */
-static __maybe_unused struct addr loopback(int family)
+static inline struct addr loopback(int family)
 {
 	struct addr a = {};
 
@@ -152,7 +148,7 @@ static __maybe_unused struct addr loopback(int family)
 }
 
 /* A pathname (name[0] != '\0') or abstract (name[0] == '\0') address. */
-static __maybe_unused struct addr unix_addr(const char *name, size_t len)
+static inline struct addr unix_addr(const char *name, size_t len)
 {
 	struct addr a = {};
 
@@ -162,7 +158,7 @@ static __maybe_unused struct addr unix_addr(const char *name, size_t len)
 	return a;
 }
 
-static __maybe_unused struct addr local_addr(int fd)
+static inline struct addr local_addr(int fd)
 {
 	struct addr a = { .len = sizeof(a.ss) };
 
@@ -171,18 +167,18 @@ static __maybe_unused struct addr local_addr(int fd)
 	return a;
 }
 
-static __maybe_unused int connect_to(int fd, const struct addr *a)
+static inline int connect_to(int fd, const struct addr *a)
 {
 	return RET(connect(fd, &a->sa, a->len));
 }
 
-static __maybe_unused int bind_to(int fd, const struct addr *a)
+static inline int bind_to(int fd, const struct addr *a)
 {
 	return RET(bind(fd, &a->sa, a->len));
 }
 
 /* sendto() of "ping"; the length or -errno. */
-static __maybe_unused int ping_to(int fd, int flags, const struct addr *a)
+static inline int ping_to(int fd, int flags, const struct addr *a)
 {
 	ssize_t n = sendto(fd, "ping", 4, flags | MSG_NOSIGNAL,
 			   a ? &a->sa : NULL, a ? a->len : 0);
@@ -191,7 +187,7 @@ static __maybe_unused int ping_to(int fd, int flags, const struct addr *a)
 }
 
 /* The same through sendmsg() with msg_name. */
-static __maybe_unused int ping_msg_to(int fd, int flags, const struct addr *a)
+static inline int ping_msg_to(int fd, int flags, const struct addr *a)
 {
 	struct iovec iov = { .iov_base = "ping", .iov_len = 4 };
 	struct msghdr msg = {
@@ -206,7 +202,7 @@ static __maybe_unused int ping_msg_to(int fd, int flags, const struct addr *a)
 }
 
 /* Receive the echo of "ping": 0 if it came back. */
-static __maybe_unused int recv_ping(int fd)
+static inline int recv_ping(int fd)
 {
 	char buf[16] = {};
 	ssize_t n;
@@ -266,7 +262,7 @@ static const struct {
  * back to their sender when it has an address.  Exit when the test process
  * goes away (the control pipe reaches end of file).
  */
-static __maybe_unused void serve(int ctl, const int *srv)
+static inline void serve(int ctl, const int *srv)
 {
 	struct pollfd pfd[1 + SRV_COUNT + MAX_CONNS];
 	int nconn = 0, i;
@@ -322,8 +318,8 @@ static __maybe_unused void serve(int ctl, const int *srv)
 }
 
 /* As root: create the servers and hand them to a child process. */
-static __maybe_unused void servers_start(struct __test_metadata *const _metadata,
-					 struct servers *s)
+static inline void servers_start(struct __test_metadata *const _metadata,
+				 struct servers *s)
 {
 	int srv[SRV_COUNT], ctl[2], i;
 	char name[108];
@@ -375,7 +371,7 @@ static __maybe_unused void servers_start(struct __test_metadata *const _metadata
 }
 
 /* From the parent of the test process (root): clean up. */
-static __maybe_unused void servers_stop(struct servers *s)
+static inline void servers_stop(struct servers *s)
 {
 	struct dirent *d;
 	DIR *dir;
@@ -393,8 +389,8 @@ static __maybe_unused void servers_stop(struct servers *s)
 }
 
 /* A pathname address in the servers' directory, for the test's own sockets. */
-static __maybe_unused struct addr test_path(const struct servers *s,
-					    const char *name)
+static inline struct addr test_path(const struct servers *s,
+				    const char *name)
 {
 	char path[108];
 	int len = snprintf(path, sizeof(path), "%s/%s", s->dir, name);
@@ -403,7 +399,7 @@ static __maybe_unused struct addr test_path(const struct servers *s,
 }
 
 /* An abstract address unique to this test process. */
-static __maybe_unused struct addr test_abstract(const char *name)
+static inline struct addr test_abstract(const char *name)
 {
 	char path[108];
 	int len = snprintf(path, sizeof(path), "%cdisablenet.%d.%s", 0,
@@ -413,7 +409,7 @@ static __maybe_unused struct addr test_abstract(const char *name)
 }
 
 /* Wait for a child that reports through the shared _metadata. */
-static __maybe_unused int wait_child(pid_t pid)
+static inline int wait_child(pid_t pid)
 {
 	int status;
 
@@ -427,7 +423,7 @@ static __maybe_unused int wait_child(pid_t pid)
  * Skipped only where unprivileged user namespaces are not available: not
  * built (EINVAL) or switched off by Debian's sysctl.
  */
-static __maybe_unused bool
+static inline bool
 enter_own_netns(struct __test_metadata *const _metadata)
 {
 	char on = '1';
@@ -450,8 +446,8 @@ enter_own_netns(struct __test_metadata *const _metadata)
 }
 
 /* Directory of the running test binary, where its helpers are. */
-static __maybe_unused void helper_path(char *buf, size_t size,
-				       const char *name)
+static inline void helper_path(char *buf, size_t size,
+			       const char *name)
 {
 	char exe[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

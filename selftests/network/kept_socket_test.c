@@ -96,7 +96,7 @@ static void own_netns_up(struct __test_metadata *const _metadata)
 	int fd = socket(AF_INET6, SOCK_DGRAM, 0);
 
 	ASSERT_LE(0, fd);
-	strcpy(ifr.ifr_name, "lo");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
 	ASSERT_EQ(0, ioctl(fd, SIOCGIFFLAGS, &ifr));
 	ifr.ifr_flags |= IFF_UP;
 	ASSERT_EQ(0, ioctl(fd, SIOCSIFFLAGS, &ifr));
@@ -592,7 +592,7 @@ static socklen_t make_value(enum value kind, int ival, int lo,
 	case V_NULL:
 		return 0;
 	case V_IFNAME:
-		strcpy(v->name, "lo");
+		snprintf(v->name, sizeof(v->name), "lo");
 		return strlen(v->name) + 1;
 	case V_IFINDEX:
 		v->i = lo;

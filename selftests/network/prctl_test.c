@@ -172,7 +172,7 @@ static int exec_state(struct __test_metadata *const _metadata)
 	}
 	close(pipefd[1]);
 	if (read(pipefd[0], out, sizeof(out) - 1) <= 0)
-		strcpy(out, "-1000");
+		snprintf(out, sizeof(out), "-1000");
 	close(pipefd[0]);
 	EXPECT_EQ(0, wait_child(pid));
 	return atoi(out);
@@ -338,7 +338,7 @@ static void *return_at_once(void *arg)
 }
 
 /* Exit code of a try: 0, the errno of PR_SET_NETWORK, or above 200. */
-static void __attribute__((noreturn)) close_gate_after_join(int threads)
+static __noreturn void close_gate_after_join(int threads)
 {
 	pthread_t thread[2];
 	int i;

@@ -99,7 +99,7 @@ static void delay(unsigned int loops)
 		_exit(1);                                               \
 	} while (0)
 
-static void __attribute__((noreturn))
+static __noreturn void
 run_tracee(struct shared *sh, unsigned int loops)
 {
 	long ret;
@@ -145,7 +145,7 @@ static bool reap(pid_t pid)
 	}
 }
 
-static void __attribute__((noreturn))
+static __noreturn void
 run_tracer(struct shared *sh, enum prctl_layer layer, enum order order,
 	   unsigned int loops_p, unsigned int loops_c)
 {
@@ -300,9 +300,9 @@ TEST_F(race, sequential)
  * window there.  The delay is in empty loops; positive: P waits, else C.
  */
 #define STEP_MIN 8
-#define STEP_MAX (1 << 18)
+#define STEP_MAX (256 * 1024)
 /* A few ms natively, some more under TCG: 300 tries stay well in time. */
-#define BIAS_MAX (1 << 22)
+#define BIAS_MAX (4 * 1024 * 1024)
 #define SPREAD 64
 
 struct delays {

@@ -662,8 +662,8 @@ static struct addr kept_addr(const FIXTURE_VARIANT(kept) *const variant,
 	case AF_ALG: {
 		struct sockaddr_alg *alg = (void *)&a.ss;
 
-		strcpy((char *)alg->salg_type, "hash");
-		strcpy((char *)alg->salg_name, "sha256");
+		snprintf((char *)alg->salg_type, sizeof(alg->salg_type), "hash");
+		snprintf((char *)alg->salg_name, sizeof(alg->salg_name), "sha256");
 		a.len = sizeof(*alg);
 		break;
 	}

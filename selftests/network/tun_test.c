@@ -25,7 +25,7 @@ static int tun_attach(const char *name)
 
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	ret = RET(ioctl(fd, TUNSETIFF, &ifr));
 	close(fd);
 	return ret;
@@ -46,7 +46,7 @@ FIXTURE_SETUP(tun)
 		SKIP(return, "kernel without TUN/TAP (no /dev/net/tun)");
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, chmod("/dev/net/tun", 0666));
-	strncpy(ifr.ifr_name, TAP_NAME, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", TAP_NAME);
 	ASSERT_EQ(0, ioctl(fd, TUNSETIFF, &ifr));
 	ASSERT_EQ(0, ioctl(fd, TUNSETOWNER, USER_ID));
 	ASSERT_EQ(0, ioctl(fd, TUNSETPERSIST, 1));
@@ -60,7 +60,7 @@ FIXTURE_TEARDOWN(tun)
 
 	if (fd < 0)
 		return;
-	strncpy(ifr.ifr_name, TAP_NAME, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", TAP_NAME);
 	if (!ioctl(fd, TUNSETIFF, &ifr))
 		ioctl(fd, TUNSETPERSIST, 0);
 	close(fd);

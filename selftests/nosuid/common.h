@@ -14,17 +14,13 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef __maybe_unused
-#define __maybe_unused __attribute__((__unused__))
-#endif
-
 /* The guest's unprivileged user. */
 #define USER_UID 1000
 #define USER_GID 1000
 /* Neither the user's nor root's: owner of some setuid/setgid fixtures. */
 #define OTHER_ID 2000
 
-static void __maybe_unused print_state(void)
+static inline void print_state(void)
 {
 	uid_t ruid, euid, suid;
 	gid_t rgid, egid, sgid;

@@ -33,7 +33,7 @@ int main(int argc, char *argv[])
 	len = strlen(argv[3]);
 	print_state();
 
-	strncpy(addr.sun_path, argv[1], sizeof(addr.sun_path) - 1);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", argv[1]);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd >= 0 && !connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
 		/* The daemon's job: the spool is not touched. */

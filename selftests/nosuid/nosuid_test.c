@@ -146,7 +146,9 @@ static void install_helper(struct __test_metadata *const _metadata,
 	ASSERT_LT(0, len);
 	src[len] = '\0';
 	ASSERT_NE(NULL, strrchr(src, '/'));
-	strcpy(strrchr(src, '/') + 1, name);
+	len = strrchr(src, '/') + 1 - src;
+	ASSERT_GT(sizeof(src), len + strlen(name));
+	snprintf(src + len, sizeof(src) - len, "%s", name);
 
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, in)
@@ -165,9 +167,9 @@ static void install_helper(struct __test_metadata *const _metadata,
 }
 
 /* A directory on /tmp that the unprivileged user may traverse. */
-static void make_dir(struct __test_metadata *const _metadata, char *dir)
+static void make_dir(struct __test_metadata *const _metadata, char dir[64])
 {
-	strcpy(dir, "/tmp/nosuid_test.XXXXXX");
+	snprintf(dir, 64, "/tmp/nosuid_test.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(dir));
 	ASSERT_EQ(0, chmod(dir, 0755));
 }
@@ -207,7 +209,7 @@ static void *exec_thread(void *arg)
 	return NULL;
 }
 
-static void __attribute__((noreturn)) exec_via(enum via via, char *const argv[])
+static __noreturn void exec_via(enum via via, char *const argv[])
 {
 	pthread_t thread;
 	int status;
@@ -985,7 +987,7 @@ static void *return_at_once(void *arg)
 }
 
 /* Exit code of a try: 0, the errno of PR_SET_NOSUID, or above 200. */
-static void __attribute__((noreturn)) set_after_join(int threads)
+static __noreturn void set_after_join(int threads)
 {
 	pthread_t thread[2];
 	int i;
@@ -1137,14 +1139,15 @@ static int wait_in_clone(void *fd)
  */
 TEST(clone_vm_sharer_busy)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
+	/* max_align_t: the child starts on an aligned stack pointer. */
+	static max_align_t stack[64 * 1024 / sizeof(max_align_t)];
 	int hold[2], status;
 	pid_t pid;
 
 	REQUIRE_NOSUID_AND_ROOT();
 	drop_to_user(_metadata);
 	ASSERT_EQ(0, pipe(hold));
-	pid = clone(wait_in_clone, stack + sizeof(stack), CLONE_VM | SIGCHLD,
+	pid = clone(wait_in_clone, (char *)stack + sizeof(stack), CLONE_VM | SIGCHLD,
 		    &hold[0]);
 	ASSERT_LT(0, pid);
 
@@ -1487,7 +1490,7 @@ enum access {
 	ACCESS_GETFD,
 };
 
-/* 0 if the access worked, else the errno. */
+/* 0 if the access worked, else -errno. */
 static int try_access(enum access access, pid_t pid, int fd)
 {
 	int value = POKED, status, ret, pidfd;
@@ -1498,13 +1501,13 @@ static int try_access(enum access access, pid_t pid, int fd)
 	switch (access) {
 	case ACCESS_ATTACH:
 		if (ptrace(PTRACE_ATTACH, pid, NULL, NULL))
-			return errno;
+			return -errno;
 		if (waitpid(pid, &status, __WALL) != pid)
-			return ECHILD;
-		return ptrace(PTRACE_DETACH, pid, NULL, NULL) ? errno : 0;
+			return -ECHILD;
+		return ptrace(PTRACE_DETACH, pid, NULL, NULL) ? -errno : 0;
 	case ACCESS_SEIZE:
 		/* Detached when the tracer exits. */
-		return ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? errno : 0;
+		return ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? -errno : 0;
 	case ACCESS_MEM_READ:
 	case ACCESS_MEM_WRITE:
 		/* Both open modes need PTRACE_MODE_ATTACH. */
@@ -1512,38 +1515,38 @@ static int try_access(enum access access, pid_t pid, int fd)
 		fd = open(path, (access == ACCESS_MEM_READ ? O_RDONLY : O_RDWR) |
 				O_CLOEXEC);
 		if (fd < 0)
-			return errno;
+			return -errno;
 		if (access == ACCESS_MEM_READ)
 			ret = pread(fd, &value, sizeof(value),
 				    (off_t)(uintptr_t)&target_word);
 		else
 			ret = pwrite(fd, &value, sizeof(value),
 				     (off_t)(uintptr_t)&target_word);
-		ret = ret == sizeof(value) ? 0 : errno;
+		ret = ret == sizeof(value) ? 0 : -errno;
 		close(fd);
 		return ret;
 	case ACCESS_VM_WRITEV:
 		return process_vm_writev(pid, &local, 1, &remote, 1, 0) ==
-		       sizeof(value) ? 0 : errno;
+		       sizeof(value) ? 0 : -errno;
 	case ACCESS_VM_READV:
 		return process_vm_readv(pid, &local, 1, &remote, 1, 0) ==
-		       sizeof(value) ? 0 : errno;
+		       sizeof(value) ? 0 : -errno;
 	case ACCESS_GETFD:
 		pidfd = syscall(__NR_pidfd_open, pid, 0);
 		if (pidfd < 0)
-			return errno;
+			return -errno;
 		ret = syscall(__NR_pidfd_getfd, pidfd, fd, 0);
 		if (ret < 0)
-			ret = errno;
+			ret = -errno;
 		else
-			ret = close(ret);
+			ret = close(ret) ? -errno : 0;
 		close(pidfd);
 		return ret;
 	}
-	return EINVAL;
+	return -EINVAL;
 }
 
-static void __attribute__((noreturn))
+static __noreturn void
 tracee_main(int ready, int hold, bool nosuid)
 {
 	char c;
@@ -1618,7 +1621,7 @@ static void check_access(struct __test_metadata *const _metadata,
 		} else if (variant->tracer_nosuid) {
 			ASSERT_EQ(0, set_nosuid());
 		}
-		res->access_errno = try_access(access, tracee, hold[0]);
+		res->access_errno = -try_access(access, tracee, hold[0]);
 		if (variant->topology != SIBLING) {
 			ASSERT_EQ(1, write(hold[1], "", 1));
 			res->tracee_code = wait_exit_code(tracee);

@@ -84,7 +84,7 @@ static inline bool have_nosuid_netns(void)
  * has nothing to do with what is tested: set it again.
  */
 /* The unprivileged user; a test may pick another before it forks. */
-static __attribute__((unused)) uid_t test_uid = USER_ID;
+static uid_t test_uid = USER_ID;
 
 static inline void drop_to_user(struct __test_metadata *const _metadata,
 				bool nosuid)

@@ -192,7 +192,7 @@ static void report_to(int fd, int idx)
 		_exit(1);
 }
 
-static void __attribute__((noreturn))
+static __noreturn void
 stormer(struct storm *st, int idx, int limit, pid_t parent, int go_fill,
 	int go_churn, int report)
 {
