@@ -1147,8 +1147,8 @@ TEST(clone_vm_sharer_busy)
 	REQUIRE_NOSUID_AND_ROOT();
 	drop_to_user(_metadata);
 	ASSERT_EQ(0, pipe(hold));
-	pid = clone(wait_in_clone, (char *)stack + sizeof(stack), CLONE_VM | SIGCHLD,
-		    &hold[0]);
+	pid = clone(wait_in_clone, (char *)stack + sizeof(stack),
+		    CLONE_VM | SIGCHLD, &hold[0]);
 	ASSERT_LT(0, pid);
 
 	ASSERT_EQ(-1, set_nosuid());
