@@ -4,6 +4,8 @@
 #   make            kernel + image (what is stale only)
 #   make check      build, boot, run every kselftest, print the summary
 #   make check-debug   the same suite on a debug kernel (KASAN, lockdep, ...)
+#   make soak N=20 DEBUG_N=5  the suite again and again: per test, how
+#                   often it failed (not in CI)
 #   make check-upstream  the kernel's own selftests, unpatched vs patched
 #   make bench      cost of the series against the unpatched kernel and the
 #                   alternatives, counted in instructions (bench/RESULTS.md)
@@ -40,7 +42,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug check-upstream config-matrix bench series series-check series-apply-check debian-config-check bisect-check \
+.PHONY: all prepare kernel image check check-debug soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -86,6 +88,12 @@ _debug-kernel: $(DOBJ)/.config
 check-debug: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@scripts/check-debug.sh
+
+# The flake rate: N boots of the normal kernel, DEBUG_N of the debug one,
+# each with the whole suite; per test, how often it failed (not in CI).
+soak: prepare
+	@$(MAKE) --no-print-directory _image _debug-kernel
+	@N=$(or $(N),20) DEBUG_N=$(or $(DEBUG_N),5) scripts/soak.sh
 
 # The series' objects with W=1 under configs that turn one option off.
 config-matrix: image

@@ -20,6 +20,17 @@
  *   landlock    a ruleset refusing TCP bind and connect
  * and "setup": the one-time costs (prctls, filter, ruleset, namespaces).
  * On a kernel without the series, the states that need it are left out.
+ *
+ * bench storm: what a namespace storm of one nosuid user costs root,
+ * beyond sharing the CPUs.  Root makes and drops a network namespace in a
+ * loop (fork, unshare, exit, wait) three times: alone; beside STORMERS
+ * processes of uid 1000 at nice 19 that only spin; and beside as many
+ * nosuid processes of uid 1000 at nice 19 that fill their namespace
+ * allowance and then release and make namespaces without end (the
+ * selftest's storm).  Prints "R storm <load> root_netns_cycle ..." lines;
+ * the ratio storm/spin is the storm's cost beyond CPU sharing.  This boot
+ * has two CPUs, as the selftest's: teardown on the other CPU is part of
+ * what is measured here.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -34,11 +45,13 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -554,12 +567,109 @@ static void setup_costs(enum setup what, int n)
 	report("setup", setup_names[what], 0, s, n);
 }
 
+/* ---- the namespace storm ---- */
+
+#define STORMERS 4
+#define STORM_CYCLES 60
+
+/* Root's cycle: fork, unshare(CLONE_NEWNET) in the child, exit, wait. */
+static long long root_netns_cycle(int *err)
+{
+	long long t = now();
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET) ? errno : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		die("root's netns cycle");
+	*err = WEXITSTATUS(status);
+	return now() - t;
+}
+
+/* Spin, or churn namespaces: at nice 19 as uid 1000, until killed. */
+static __attribute__((noreturn)) void load_main(int storm, int ready)
+{
+	int held[256], n = 0;
+
+	drop_to_user();
+	if (setpriority(PRIO_PROCESS, 0, 19))
+		die("nice 19");
+	if (storm && xprctl(PR_SET_NOSUID, 1, 0))
+		die("PR_SET_NOSUID");
+	if (!storm) {
+		write(ready, "", 1);
+		for (;;)
+			;
+	}
+	/* Fill the allowance (ENOSPC), then keep releasing and making. */
+	while (n < 256 && !unshare(CLONE_NEWNET))
+		held[n++] = open("/proc/self/ns/net", O_RDONLY);
+	write(ready, "", 1);
+	for (;;) {
+		if (n > 1) {
+			close(held[0]);
+			memmove(held, held + 1, --n * sizeof(held[0]));
+		}
+		if (!unshare(CLONE_NEWNET))
+			held[n++] = open("/proc/self/ns/net", O_RDONLY);
+	}
+}
+
+static void storm_phase(const char *load, int storm)
+{
+	static long long s[STORM_CYCLES];
+	pid_t pids[STORMERS];
+	int i, err = 0, fds[2];
+	char c;
+
+	for (i = 0; i < STORMERS && load; i++) {
+		if (pipe(fds))
+			die("pipe");
+		pids[i] = fork();
+		if (pids[i] == 0)
+			load_main(storm, fds[1]);
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			die("load process");
+		close(fds[0]);
+	}
+	for (i = 0; i < 5; i++)		/* warm-up */
+		root_netns_cycle(&err);
+	for (i = 0; i < STORM_CYCLES && !err; i++)
+		s[i] = root_netns_cycle(&err);
+	for (i = 0; i < STORMERS && load; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+	report("storm", load ? load : "alone", err, s, i);
+	/* Let the namespaces of this phase go before the next one. */
+	sleep(2);
+}
+
+static int bench_storm(void)
+{
+	if (!have_series()) {
+		fprintf(stderr, "bench storm: needs the series\n");
+		return 2;
+	}
+	printf("# bench: storm, %d processes, %d cycles\n", STORMERS,
+	       STORM_CYCLES);
+	storm_phase(NULL, 0);
+	storm_phase("spin", 0);
+	storm_phase("storm", 1);
+	printf("# bench: done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int series;
 
 	if (argc > 1 && !strcmp(argv[1], "exit"))
 		return 0;
+	if (argc > 1 && !strcmp(argv[1], "storm"))
+		return getuid() ? 2 : bench_storm();
 	if (argc > 1)
 		scale = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
 	if (getuid() != 0) {

@@ -30,12 +30,13 @@ start=$(date +%s)
 "$top/scripts/build-base.sh" "$out/base-build.log" || exit 1
 
 hcmd=$(printf 'bench %s' "${BENCH_SCALE:-1}" | base64 -w0)
+# boot() passes $hcmd and $QEMU_SMP (1 unless set for one boot) through.
 boot() {	# NAME OBJ ICOUNT [KERNEL-ARG...]
 	local name=$1 obj=$2 icount=$3 t=$(date +%s)
 	shift 3
 	rm -rf "${out:?}/$name"
 	mkdir -p "$out/$name"
-	QEMU_ICOUNT=$icount QEMU_SMP=1 BZIMAGE=$obj/arch/x86/boot/bzImage \
+	QEMU_ICOUNT=$icount QEMU_SMP=${QEMU_SMP:-1} BZIMAGE=$obj/arch/x86/boot/bzImage \
 		KERNEL_LABEL="$name: $(cat "$obj/include/config/kernel.release")" \
 		LOGDIR=$out/$name BOOT_TIMEOUT=1200 \
 		"$top/scripts/boot.sh" root "hcmd=$hcmd" norandmaps "$@" > "$out/$name.txt" ||
@@ -54,6 +55,9 @@ for r in $(seq "$rounds"); do
 done
 boot base-wall "$B/obj-base" ""
 boot series-wall "$B/obj" ""
+# The namespace storm: two CPUs as in the selftest, -icount, the series.
+storm_hcmd=$(printf 'bench storm' | base64 -w0)
+QEMU_SMP=2 hcmd=$storm_hcmd boot storm "$B/obj" 1
 
 python3 "$top/scripts/bench-table.py" "$out" "$rounds" \
 	"$(cat "$B/obj-base/include/config/kernel.release")" \

@@ -295,6 +295,46 @@ TEST(other_thread)
 }
 
 /*
+ * Waits for a byte on @fd.  Dies with the test: if a check fails before
+ * the byte is sent, nothing else would end it (a CLONE_FILES child even
+ * holds the write end), and it would hold the runner's output open.
+ */
+static int wait_in_clone(void *fd)
+{
+	char c;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	return read(*(int *)fd, &c, 1) == 1 ? 0 : 1;
+}
+
+/*
+ * A process made with CLONE_FILES (not CLONE_VM) shares the caller's file
+ * table: the sockets it makes and connects outside the gate would appear
+ * in the caller's table, ready to use.  CLONE_FS is refused with it.
+ */
+TEST(file_table_sharer)
+{
+	static max_align_t stack[64 * 1024 / sizeof(max_align_t)];
+	int hold[2], status;
+	pid_t pid;
+
+	become_user(_metadata);
+	REQUIRE_NETWORK_PRCTL();
+	ASSERT_EQ(0, pipe(hold));
+	pid = clone(wait_in_clone, (char *)stack + sizeof(stack),
+		    CLONE_FILES | SIGCHLD, &hold[0]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, prctl(PR_GET_NETWORK, 0, 0, 0, 0));
+
+	/* Control: the same call once it is gone. */
+	ASSERT_EQ(1, write(hold[1], "", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0));
+}
+
+/*
  * pthread_join() returns as soon as the kernel has cleared the thread's tid
  * (CLONE_CHILD_CLEARTID, early in do_exit()), before the thread has left
  * the thread list.  For user space the thread is gone then: a program that

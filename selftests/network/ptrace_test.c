@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A gated task must not take over one that still has the network: that is
- * how RLIMIT_NETWORK-style restrictions used to be escaped.  Every process
+ * A gated task must not take over, or reach into, one that still has the
+ * network: that is how RLIMIT_NETWORK-style restrictions used to be
+ * escaped.  Every ptrace mode is refused, the read modes included: they
+ * guard /proc/PID/fd/N, which reopens the target's files (the pipe it
+ * reads commands from) with any access.  Every process
  * here is uid 1000, dumpable and nosuid, so that neither the uid rules nor
  * the nosuid ptrace rule of layer 1 decide: only the network flag differs.
  * Targets allow any tracer (Yama's PR_SET_PTRACER), so that Yama's
@@ -29,6 +32,8 @@ struct target {
 	int release;
 	/* A socket of the target's own, to steal with pidfd_getfd(). */
 	int sock;
+	/* The target's end of the pipe it reads, as numbered in the target. */
+	int reads;
 };
 
 /* Fork a target, which closes the gate itself if asked. */
@@ -59,6 +64,7 @@ static void spawn_target(struct __test_metadata *const _metadata,
 		_exit(0);
 	}
 	close(ready[1]);
+	t->reads = hold[0];
 	close(hold[0]);
 	ASSERT_EQ(sizeof(t->sock), read(ready[0], &t->sock, sizeof(t->sock)));
 	close(ready[0]);
@@ -79,9 +85,12 @@ enum access {
 	VM_WRITEV,
 	VM_READV,
 	PIDFD_GETFD,
+	FD_PIPE_OPEN,
+	CWD_OPEN,
+	ENVIRON_READ,
 };
 
-/* Try one PTRACE_MODE_ATTACH access; undo it; 0 or -errno. */
+/* Try one ptrace-checked access; undo it; 0 or -errno. */
 static int try_access(enum access how, const struct target *t)
 {
 	struct iovec local = { .iov_base = "x", .iov_len = 1 };
@@ -118,6 +127,34 @@ static int try_access(enum access how, const struct target *t)
 		else
 			n = process_vm_readv(t->pid, &remote, 1, &remote, 1, 0);
 		return n == 1 ? 0 : -errno;
+	case FD_PIPE_OPEN:
+		/*
+		 * PTRACE_MODE_READ_FSCREDS, then the target's pipe reopened
+		 * for writing: a command line for it to run.  Nothing is
+		 * written, so that the target keeps waiting.
+		 */
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", t->pid,
+			 t->reads);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	case CWD_OPEN:
+		snprintf(path, sizeof(path), "/proc/%d/cwd", t->pid);
+		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	case ENVIRON_READ:
+		snprintf(path, sizeof(path), "/proc/%d/environ", t->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		n = read(fd, path, sizeof(path));
+		close(fd);
+		return n >= 0 ? 0 : -EIO;
 	case PIDFD_GETFD:
 		pidfd = syscall(__NR_pidfd_open, t->pid, 0);
 		if (pidfd < 0)
@@ -165,6 +202,19 @@ FIXTURE_VARIANT_ADD(ptrace, vm_readv) {
 
 FIXTURE_VARIANT_ADD(ptrace, pidfd_getfd) {
 	.how = PIDFD_GETFD, .denied = -EPERM,
+};
+
+/* The read modes: a /proc link followed after the check gives EACCES. */
+FIXTURE_VARIANT_ADD(ptrace, proc_fd_pipe) {
+	.how = FD_PIPE_OPEN, .denied = -EACCES,
+};
+
+FIXTURE_VARIANT_ADD(ptrace, proc_cwd) {
+	.how = CWD_OPEN, .denied = -EACCES,
+};
+
+FIXTURE_VARIANT_ADD(ptrace, proc_environ) {
+	.how = ENVIRON_READ, .denied = -EACCES,
 };
 
 /* clang-format on */

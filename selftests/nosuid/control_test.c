@@ -3,13 +3,19 @@
  * A nosuid task does not control a task that kept its rights.  Besides
  * ptrace and TIOCSTI: prlimit() on such a task (its limits are inherited
  * by the setuid programs it runs later) and KEYCTL_SESSION_TO_PARENT
- * toward such a parent are refused.  Each test has a control: the same
- * call by the same kind of task without the flag succeeds.
+ * toward such a parent are refused, and the session keyring it inherited
+ * is no longer shared: PR_SET_NOSUID gives it a new one.  Each test has a
+ * control: the same call by the same kind of task without the flag
+ * succeeds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/keyctl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -98,6 +104,249 @@ TEST(session_keyring_to_parent)
 		SKIP(return, "kernel without CONFIG_KEYS");
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(EPERM, from_child(_metadata, true, session_to_parent));
+}
+
+/* The parent's session keyring, known to every child forked after it. */
+static long parent_session;
+
+static long session_id(void)
+{
+	return syscall(__NR_keyctl, KEYCTL_GET_KEYRING_ID,
+		       KEY_SPEC_SESSION_KEYRING, 0);
+}
+
+static long find_in_session(const char *desc)
+{
+	return syscall(__NR_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+		       "user", desc, 0);
+}
+
+/*
+ * Returns 0 if the child shares the parent's session keyring: same id,
+ * finds the parent's key there, and adds one there ("from-child").
+ * Returns 10 + n for the n-th thing not shared, NOT_KEYS on other failures.
+ */
+#define NOT_KEYS 99
+
+static int share_session(pid_t parent)
+{
+	long id = session_id();
+
+	if (id < 0)
+		return NOT_KEYS;
+	if (id != parent_session)
+		return 11;
+	if (find_in_session("from-parent") < 0)
+		return errno == ENOKEY ? 12 : NOT_KEYS;
+	if (syscall(__NR_add_key, "user", "from-child", "c", 1,
+		    KEY_SPEC_SESSION_KEYRING) < 0)
+		return NOT_KEYS;
+	return 0;
+}
+
+/*
+ * The session keyring is inherited by fork: a nosuid child would still
+ * possess the keyring its parent, and the setuid programs the parent
+ * runs, search.  PR_SET_NOSUID gives it a new, empty one.
+ */
+TEST(session_keyring_of_its_own)
+{
+	become_user(_metadata);
+	parent_session = syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING,
+				 NULL);
+	if (parent_session < 0 && errno == ENOSYS)
+		SKIP(return, "kernel without CONFIG_KEYS");
+	ASSERT_LT(0, parent_session);
+	ASSERT_EQ(parent_session, session_id());
+	ASSERT_LT(0, syscall(__NR_add_key, "user", "from-parent", "p", 1,
+			     KEY_SPEC_SESSION_KEYRING));
+
+	/* Control: a same-uid child shares it both ways. */
+	ASSERT_EQ(0, from_child(_metadata, false, share_session));
+	ASSERT_LT(0, find_in_session("from-child"));
+	ASSERT_EQ(0, syscall(__NR_keyctl, KEYCTL_UNLINK,
+			     find_in_session("from-child"),
+			     KEY_SPEC_SESSION_KEYRING));
+
+	/* nosuid: another keyring, without the parent's key, and its own. */
+	ASSERT_EQ(11, from_child(_metadata, true, share_session));
+	EXPECT_GT(0, find_in_session("from-child"));
+	EXPECT_EQ(ENOKEY, errno);
+}
+
+static int add_to_own_session(pid_t parent)
+{
+	if (find_in_session("from-parent") >= 0)
+		return 12;
+	if (syscall(__NR_add_key, "user", "from-nosuid", "n", 1,
+		    KEY_SPEC_SESSION_KEYRING) < 0)
+		return errno;
+	return find_in_session("from-nosuid") < 0 ? 13 : 0;
+}
+
+/* The new keyring works: the nosuid child adds and finds its own keys. */
+TEST(session_keyring_works)
+{
+	become_user(_metadata);
+	parent_session = syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING,
+				 NULL);
+	if (parent_session < 0 && errno == ENOSYS)
+		SKIP(return, "kernel without CONFIG_KEYS");
+	ASSERT_LT(0, parent_session);
+	ASSERT_LT(0, syscall(__NR_add_key, "user", "from-parent", "p", 1,
+			     KEY_SPEC_SESSION_KEYRING));
+	ASSERT_EQ(0, from_child(_metadata, true, add_to_own_session));
+	EXPECT_GT(0, find_in_session("from-nosuid"));
+}
+
+/*
+ * Every writable file of /proc/PID acts on the task: a nosuid task may not
+ * open one of a task that is not nosuid for writing (EACCES), and still
+ * writes its own.  Each variant is a file such a task could otherwise set
+ * for its parent: oom_score_adj and coredump_filter are inherited by the
+ * setuid programs the parent runs later, clear_refs rewrites the parent's
+ * page tables.
+ */
+static const char *proc_file, *proc_value;
+
+static int write_proc_file(pid_t pid)
+{
+	char path[64];
+	ssize_t len = strlen(proc_value);
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, proc_file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ret = write(fd, proc_value, len) == len ? 0 : errno;
+	close(fd);
+	return ret;
+}
+
+static int write_own_proc_file(pid_t parent)
+{
+	return write_proc_file(getpid());
+}
+
+FIXTURE(proc_write) {};
+
+FIXTURE_VARIANT(proc_write)
+{
+	const char *file;
+	const char *value;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(proc_write, oom_score_adj) {
+	/* Raising it needs no privilege. */
+	.file = "oom_score_adj", .value = "7",
+};
+
+FIXTURE_VARIANT_ADD(proc_write, coredump_filter) {
+	.file = "coredump_filter", .value = "0x7f",
+};
+
+FIXTURE_VARIANT_ADD(proc_write, clear_refs) {
+	.file = "clear_refs", .value = "1",
+};
+
+/* clang-format on */
+
+FIXTURE_SETUP(proc_write)
+{
+	if (prctl(PR_GET_NOSUID, 0, 0, 0, 0) < 0)
+		SKIP(return, "kernel lacks PR_SET_NOSUID");
+	proc_file = variant->file;
+	proc_value = variant->value;
+	become_user(_metadata);
+}
+
+FIXTURE_TEARDOWN(proc_write)
+{
+}
+
+TEST_F(proc_write, of_parent)
+{
+	/* Control: a same-uid child without the flag writes it. */
+	ASSERT_EQ(0, from_child(_metadata, false, write_proc_file));
+	ASSERT_EQ(EACCES, from_child(_metadata, true, write_proc_file));
+	/* Its own stay its own. */
+	ASSERT_EQ(0, from_child(_metadata, true, write_own_proc_file));
+}
+
+/*
+ * /proc/PID/setgroups of a task that has just made a user namespace: the
+ * owner of the namespace may write it ("deny" cannot be undone), and so
+ * may any same-uid task, which is CAP_SYS_ADMIN there by the owner rule.
+ * A nosuid one may not.
+ */
+static int victim_pid;
+
+static int deny_setgroups(pid_t parent)
+{
+	char path[64];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", victim_pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ret = write(fd, "deny", 4) == 4 ? 0 : errno;
+	close(fd);
+	return ret;
+}
+
+/* Forks a task in a new user namespace that waits on @hold; its pid. */
+static pid_t fresh_user_namespace(int hold)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		c = unshare(CLONE_NEWUSER) ? 'n' : 'y';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		read(hold, &c, 1);
+		_exit(0);
+	}
+	close(ready[1]);
+	if (pid > 0 && (read(ready[0], &c, 1) != 1 || c != 'y')) {
+		waitpid(pid, NULL, 0);
+		pid = 0;
+	}
+	close(ready[0]);
+	return pid;
+}
+
+TEST(setgroups_of_fresh_user_namespace)
+{
+	int hold[2];
+	pid_t control, target;
+
+	if (prctl(PR_GET_NOSUID, 0, 0, 0, 0) < 0)
+		SKIP(return, "kernel lacks PR_SET_NOSUID");
+	become_user(_metadata);
+	ASSERT_EQ(0, pipe(hold));
+	control = fresh_user_namespace(hold[0]);
+	ASSERT_LE(0, control);
+	if (!control)
+		SKIP(return, "unprivileged user namespaces are not available");
+	target = fresh_user_namespace(hold[0]);
+	ASSERT_LT(0, target);
+
+	/* Control: a same-uid task without the flag settles it. */
+	victim_pid = control;
+	ASSERT_EQ(0, from_child(_metadata, false, deny_setgroups));
+	victim_pid = target;
+	ASSERT_EQ(EACCES, from_child(_metadata, true, deny_setgroups));
+	close(hold[1]);
+	waitpid(control, NULL, 0);
+	waitpid(target, NULL, 0);
 }
 
 TEST_HARNESS_MAIN

@@ -1126,10 +1126,16 @@ TEST(zombie_leader_busy)
 	}
 }
 
+/*
+ * Waits for a byte on @fd.  Dies with the test: if a check fails before
+ * the byte is sent, nothing else would end it (a CLONE_FILES child even
+ * holds the write end), and it would hold the runner's output open.
+ */
 static int wait_in_clone(void *fd)
 {
 	char c;
 
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	return read(*(int *)fd, &c, 1) == 1 ? 0 : 1;
 }
 
@@ -1149,6 +1155,66 @@ TEST(clone_vm_sharer_busy)
 	ASSERT_EQ(0, pipe(hold));
 	pid = clone(wait_in_clone, (char *)stack + sizeof(stack),
 		    CLONE_VM | SIGCHLD, &hold[0]);
+	ASSERT_LT(0, pid);
+
+	ASSERT_EQ(-1, set_nosuid());
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, get_nosuid());
+
+	/* Control: once it is gone, the same task may. */
+	ASSERT_EQ(1, write(hold[1], "", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, set_nosuid());
+	ASSERT_EQ(1, get_nosuid());
+}
+
+/*
+ * A process made with CLONE_FILES or CLONE_FS but not CLONE_VM shares our
+ * file table or cwd, root and umask: either of us could steer the other's
+ * files (dup2() over its descriptors, a umask its setuid programs inherit).
+ */
+FIXTURE(sharer) {};
+
+FIXTURE_VARIANT(sharer)
+{
+	int flags;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sharer, files) {
+	.flags = CLONE_FILES,
+};
+
+FIXTURE_VARIANT_ADD(sharer, fs) {
+	.flags = CLONE_FS,
+};
+
+FIXTURE_VARIANT_ADD(sharer, files_and_fs) {
+	.flags = CLONE_FILES | CLONE_FS,
+};
+
+/* clang-format on */
+
+FIXTURE_SETUP(sharer)
+{
+	REQUIRE_NOSUID_AND_ROOT();
+	drop_to_user(_metadata);
+}
+
+FIXTURE_TEARDOWN(sharer)
+{
+}
+
+TEST_F(sharer, busy)
+{
+	/* Its own copy of the memory: the stack is only where it starts. */
+	static max_align_t stack[64 * 1024 / sizeof(max_align_t)];
+	int hold[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(hold));
+	pid = clone(wait_in_clone, (char *)stack + sizeof(stack),
+		    variant->flags | SIGCHLD, &hold[0]);
 	ASSERT_LT(0, pid);
 
 	ASSERT_EQ(-1, set_nosuid());
@@ -1411,14 +1477,21 @@ TEST_F(filecaps, nosuid)
 }
 
 /*
- * 6. ptrace and everything else that needs PTRACE_MODE_ATTACH: a nosuid
- * task may not take control of one that is not, even a same-uid one, even
- * its own child forked before the flag.  Other directions are unchanged.
+ * 6. ptrace access of any mode: a nosuid task may not take control of, or
+ * reach into, one that is not, even a same-uid one, even its own child
+ * forked before the flag.  PTRACE_MODE_READ is refused too, as Landlock
+ * does: /proc/PID/fd/N reopens the tracee's files with any access (the
+ * pipe it reads commands from, a memfd it has mapped), and cwd and environ
+ * hand out more than a view.  Other directions are unchanged.
  */
 
 /* Same address in every forked copy; the tracee exits with its value. */
 static int target_word;
 #define POKED 42
+/* The tracee's shared memfd, at a number every process knows. */
+#define TRACEE_MEMFD 99
+/* A command the tracee reads from its pipe: it then exits with POKED. */
+#define COMMAND 'X'
 
 enum topology {
 	SIBLING,	/* tracer and tracee are children of the test */
@@ -1488,6 +1561,10 @@ enum access {
 	ACCESS_VM_WRITEV,
 	ACCESS_VM_READV,
 	ACCESS_GETFD,
+	ACCESS_FD_PIPE,		/* reopen the pipe the tracee reads */
+	ACCESS_FD_MEMFD,	/* reopen the memfd the tracee has mapped */
+	ACCESS_CWD,
+	ACCESS_ENVIRON,
 };
 
 /* 0 if the access worked, else -errno. */
@@ -1531,6 +1608,40 @@ static int try_access(enum access access, pid_t pid, int fd)
 	case ACCESS_VM_READV:
 		return process_vm_readv(pid, &local, 1, &remote, 1, 0) ==
 		       sizeof(value) ? 0 : -errno;
+	case ACCESS_FD_PIPE:
+		/* The tracee's read end, opened for writing: the same pipe. */
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		ret = write(fd, (char []){ COMMAND }, 1) == 1 ? 0 : -errno;
+		close(fd);
+		return ret;
+	case ACCESS_FD_MEMFD:
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid,
+			 TRACEE_MEMFD);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		ret = pwrite(fd, &value, sizeof(value), 0) == sizeof(value) ?
+		      0 : -errno;
+		close(fd);
+		return ret;
+	case ACCESS_CWD:
+		snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	case ACCESS_ENVIRON:
+		snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		ret = read(fd, path, sizeof(path)) >= 0 ? 0 : -errno;
+		close(fd);
+		return ret;
 	case ACCESS_GETFD:
 		pidfd = syscall(__NR_pidfd_open, pid, 0);
 		if (pidfd < 0)
@@ -1546,19 +1657,34 @@ static int try_access(enum access access, pid_t pid, int fd)
 	return -EINVAL;
 }
 
+/*
+ * Exits with POKED if it read COMMAND from @hold or found POKED in its
+ * memfd or in target_word, else with 0.
+ */
 static __noreturn void
 tracee_main(int ready, int hold, bool nosuid)
 {
-	char c;
+	int memfd, *shared;
+	char c = 0;
 
 	/* Yama's ptrace_scope 1 would refuse a sibling for its own reasons. */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	memfd = memfd_create("tracee", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, sizeof(*shared)) ||
+	    dup2(memfd, TRACEE_MEMFD) != TRACEE_MEMFD)
+		_exit(102);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, memfd, 0);
+	if (shared == MAP_FAILED)
+		_exit(103);
 	if (nosuid && set_nosuid())
 		_exit(100);
 	if (write(ready, "", 1) != 1)
 		_exit(101);
 	while (read(hold, &c, 1) < 0 && errno == EINTR)
 		;
+	if (c == COMMAND || *shared == POKED)
+		_exit(POKED);
 	_exit(target_word);
 }
 
@@ -1576,10 +1702,19 @@ static void check_access(struct __test_metadata *const _metadata,
 			 enum access access)
 {
 	const bool writes = access == ACCESS_MEM_WRITE ||
-			    access == ACCESS_VM_WRITEV;
-	/* Opening /proc/PID/mem reports the refusal of mm_access(). */
+			    access == ACCESS_VM_WRITEV ||
+			    access == ACCESS_FD_PIPE ||
+			    access == ACCESS_FD_MEMFD;
+	/*
+	 * Opening /proc/PID/mem or environ reports the refusal of
+	 * mm_access(), following a /proc/PID link that of the link: EACCES.
+	 */
 	const int denial = access == ACCESS_MEM_READ ||
-			   access == ACCESS_MEM_WRITE ? EACCES : EPERM;
+			   access == ACCESS_MEM_WRITE ||
+			   access == ACCESS_FD_PIPE ||
+			   access == ACCESS_FD_MEMFD ||
+			   access == ACCESS_CWD ||
+			   access == ACCESS_ENVIRON ? EACCES : EPERM;
 	struct {
 		int access_errno, tracee_code;
 	} *res;
@@ -1673,6 +1808,28 @@ TEST_F(ptrace, process_vm_readv)
 TEST_F(ptrace, pidfd_getfd)
 {
 	check_access(_metadata, variant, ACCESS_GETFD);
+}
+
+/* PTRACE_MODE_READ_FSCREDS: a command line into the pipe it reads. */
+TEST_F(ptrace, proc_fd_pipe_write)
+{
+	check_access(_metadata, variant, ACCESS_FD_PIPE);
+}
+
+/* PTRACE_MODE_READ_FSCREDS: the memory of a memfd it has mapped. */
+TEST_F(ptrace, proc_fd_memfd_write)
+{
+	check_access(_metadata, variant, ACCESS_FD_MEMFD);
+}
+
+TEST_F(ptrace, proc_cwd)
+{
+	check_access(_metadata, variant, ACCESS_CWD);
+}
+
+TEST_F(ptrace, proc_environ)
+{
+	check_access(_metadata, variant, ACCESS_ENVIRON);
 }
 
 /* PTRACE_TRACEME hands the child to its parent: the same rule applies. */

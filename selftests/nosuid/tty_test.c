@@ -9,11 +9,18 @@
  * pseudo-terminal as its controlling terminal, drops to the unprivileged
  * user, and tries TIOCSTI before (control: the byte is read back from the
  * terminal) and after PR_SET_NOSUID (EPERM, and nothing arrives).
+ *
+ * A job in the background reaches the same input without pushing a byte:
+ * ignoring SIGTTOU, it may make itself the foreground (TIOCSPGRP) or turn
+ * echo on (TCSETS), and setpgid() may make it a member of the foreground
+ * job.  A nosuid job may do none of these while the foreground holds a
+ * task that is not nosuid (background_job).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -202,6 +209,101 @@ TEST_F(tty, tiocsti)
 	if (WEXITSTATUS(status) == CHILD_TIOCSTI_EIO)
 		SKIP(return,
 		     "TIOCSTI is EIO even without nosuid: kernel without CONFIG_LEGACY_TIOCSTI or dev.tty.legacy_tiocsti=0");
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/* What take_the_terminal() found refused, as a nosuid job should be. */
+#define REFUSED_TCSETS	1	/* EIO */
+#define REFUSED_SETPGRP	2	/* ENOTTY */
+#define REFUSED_JOIN	4	/* EPERM */
+#define REFUSED_ALL	7
+
+/*
+ * What a job in the background tries, ignoring SIGTTOU, in a session
+ * whose foreground is @fg, each step undone when it worked: the REFUSED_*
+ * bits, or 100 + a step that failed in another way.
+ */
+static int take_the_terminal(int slave, pid_t fg)
+{
+	struct termios tio;
+	int refused = 0;
+
+	if (tcgetattr(slave, &tio))
+		return 100;
+	/* The terminal's modes: echo back on during a prompt, say. */
+	if (tcsetattr(slave, TCSANOW, &tio))
+		refused |= errno == EIO ? REFUSED_TCSETS : 100;
+	/* The foreground: the shell's input would come to us. */
+	if (tcsetpgrp(slave, getpgrp()))
+		refused |= errno == ENOTTY ? REFUSED_SETPGRP : 101;
+	else if (tcsetpgrp(slave, fg))
+		return 102;
+	/* A member of the foreground job. */
+	if (setpgid(0, fg))
+		refused |= errno == EPERM ? REFUSED_JOIN : 103;
+	else if (setpgid(0, 0))
+		return 104;
+	return refused;
+}
+
+/* A background job: its own process group, SIGTTOU ignored. */
+static int background_job(int slave, pid_t fg, bool nosuid, bool inherited)
+{
+	int status, ret;
+	pid_t pid;
+
+	if (setpgid(0, 0) || signal(SIGTTOU, SIG_IGN) == SIG_ERR)
+		return 110;
+	if (!nosuid)
+		return take_the_terminal(slave, fg);
+	if (set_nosuid())
+		return 111;
+	if (!inherited)
+		return take_the_terminal(slave, fg);
+	pid = fork();
+	if (pid == 0)
+		_exit(take_the_terminal(slave, fg));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 112;
+	ret = WEXITSTATUS(status);
+	return ret;
+}
+
+static int run_job(int slave, bool nosuid, bool inherited)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(background_job(slave, getpgrp(), nosuid, inherited));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 120;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(tty, background_job)
+{
+	int status, slave, ret;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* The session leader, not nosuid, holds the foreground. */
+		slave = open_ctty(_metadata, self->slave);
+		drop_to_user(_metadata);
+		ASSERT_EQ(getpgrp(), tcgetpgrp(slave));
+		/* Control: a job without the flag takes and gives back. */
+		ret = run_job(slave, false, false);
+		ASSERT_EQ(0, ret);
+		ASSERT_EQ(getpgrp(), tcgetpgrp(slave));
+		ret = run_job(slave, true, variant->inherited);
+		EXPECT_EQ(REFUSED_ALL, ret);
+		EXPECT_EQ(getpgrp(), tcgetpgrp(slave));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 

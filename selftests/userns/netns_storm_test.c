@@ -8,27 +8,28 @@
  * and that a storm does not hurt anybody else:
  *
  * Phase A: root makes and drops a namespace in a loop (a forked child
- *          unshares and exits): the median time of a cycle is L0.
+ *          unshares and exits): every cycle works.
  * Phase B: four nosuid processes of uid 1000 make namespaces in parallel
  *          until ENOSPC and keep them (an fd of /proc/self/ns/net each),
  *          then keep releasing and making them, while root runs the loop
- *          of phase A again: L1.  Together they hold exactly the limit (it
- *          is per user), every failure is ENOSPC, and L1 <= 2 * L0 plus
- *          a little slack for the timing noise of an emulated machine.
+ *          of phase A again.  Together they hold exactly the limit (it is
+ *          per user), never more at any moment, every failure is ENOSPC,
+ *          and every one of root's cycles still works.
  * Phase C: the holders are killed; within 20 s a fresh nosuid process of
  *          uid 1000 can make exactly the limit again (every namespace of
  *          the storm was freed and uncharged: teardown runs later, on a
  *          workqueue), and MemAvailable is back within 5 % of the start.
  *
- * The storm runs at nice 19.  What the limit bounds is what a user makes
- * the kernel hold and do for it (memory, locks, the teardown workqueue);
- * sharing the CPUs among runnable tasks is the scheduler's business, and
- * four busy processes at the same priority would double L1 on two CPUs
- * whatever the kernel does for namespaces.
+ * Only behaviour decides the result.  How much slower root's cycle gets
+ * during a storm is a question of cost, not of correctness: on a shared
+ * two-CPU emulated machine any wall-clock bound here would measure CPU
+ * sharing and fail by chance.  "make bench" answers it in instructions,
+ * against an equal load of processes that make no namespaces.
  *
- * The figures go to the TAP output with TH_LOG.  Every count is bounded
- * and every wait has a deadline, so the test ends in well under a minute
- * on an emulated two-CPU guest whatever the kernel does.
+ * The storm runs at nice 19, as in the bench.  Every count is bounded and
+ * every wait has a deadline, so the test ends in well under a minute on
+ * an emulated two-CPU guest whatever the kernel does; the deadlines are
+ * for asynchronous teardown to happen at all, and are generous.
  */
 
 #define _GNU_SOURCE
@@ -46,15 +47,8 @@
 #define STORMERS 4
 /* More than a 1 GiB guest's default (about 10); bounds every array. */
 #define MAX_HELD 256
-/*
- * Root's create/destroy cycles per measurement, one every ROOT_PERIOD_S
- * in both phases: root's own teardowns (queued at each cycle) then weigh
- * the same on both medians, and the storm lasts about 2 s.
- */
+/* Root's create/destroy cycles, alone and during the storm. */
 #define ROOT_CYCLES 30
-#define ROOT_PERIOD_S 0.07
-/* A measurement ends after this long in any case. */
-#define MEASURE_MAX_S 10.0
 /*
  * Namespaces that earlier tests let go of may still be charged (teardown
  * is asynchronous): the first fill waits up to this long for them.
@@ -62,25 +56,7 @@
 #define SETTLE_S 10.0
 /* How long the last phase waits for the storm's charge to come back. */
 #define REFILL_S 20.0
-/* L1 <= 2 * L0 + this: the timing noise of TCG. */
-#define SLACK_S 0.002
 #define MEM_TOLERANCE_PCT 5
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts @v in place. */
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /*
  * uid/gid 1000, no groups, nosuid, without the harness's ASSERTs (a child
@@ -274,75 +250,49 @@ static int read_reports(int fd, int n, double timeout_s)
 	return got;
 }
 
-/* Written by root's child: what its unshare() did. */
-struct probe {
-	double unshare_s;
-	int err;
-};
-
 /*
  * Root makes a namespace in a forked child that exits at once (its
- * teardown is queued then): the time from fork() to waitpid().  Returns 0
- * or the errno of the child's unshare().
+ * teardown is queued then).  Returns 0 or the errno of the child's
+ * unshare(), or NO_REPORT if the child did not report.
  */
-static int root_cycle(struct probe *p, double *cycle_s)
+#define NO_REPORT 255
+
+static int root_cycle(void)
 {
-	const double start = now();
+	int status;
 	pid_t pid;
 
-	p->err = EPROTO;
 	pid = fork();
-	if (pid == 0) {
-		const double t = now();
-
-		p->err = unshare(CLONE_NEWNET) ? errno : 0;
-		p->unshare_s = now() - t;
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET) ? errno : 0);
 	if (pid < 0)
 		return errno;
-	waitpid(pid, NULL, 0);
-	*cycle_s = now() - start;
-	return p->err;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return NO_REPORT;
+	return WEXITSTATUS(status);
 }
 
-struct timing {
-	double cycle[ROOT_CYCLES];
-	double unshare[ROOT_CYCLES];
-	int n;
+/* What root's cycles did: how many worked, and the first failure. */
+struct cycles {
+	int done;
 	int errors;
 	int first_err;
-	double cycle_median;
-	double unshare_median;
 };
 
-/*
- * @cycles cycles, one every ROOT_PERIOD_S (or back to back when they take
- * longer), for at most MEASURE_MAX_S or until 10 failures.
- */
-static void measure(struct probe *p, struct timing *t, int cycles)
+/* @n cycles back to back; stops early after 10 failures. */
+static struct cycles root_cycles(int n)
 {
-	const double start = now();
-	double next;
+	struct cycles c = {};
 	int err, i;
 
-	memset(t, 0, sizeof(*t));
-	for (i = 0; t->n < cycles && now() - start < MEASURE_MAX_S; i++) {
-		next = start + i * ROOT_PERIOD_S;
-		if (next > now())
-			usleep((next - now()) * 1e6);
-		err = root_cycle(p, &t->cycle[t->n]);
-		if (err) {
-			if (!t->errors++)
-				t->first_err = err;
-			if (t->errors >= 10)
-				break;
-			continue;
-		}
-		t->unshare[t->n++] = p->unshare_s;
+	for (i = 0; i < n && c.errors < 10; i++) {
+		err = root_cycle();
+		if (!err)
+			c.done++;
+		else if (!c.errors++)
+			c.first_err = err;
 	}
-	t->cycle_median = median(t->cycle, t->n);
-	t->unshare_median = median(t->unshare, t->n);
+	return c;
 }
 
 /* A fresh process's fill, for phase C. */
@@ -438,40 +388,29 @@ TEST_F_TIMEOUT(netns, storm, 60)
 {
 	int go_fill[2], go_churn[2], report[2];
 	long mem_start, mem_full, mem_end, mem_diff;
-	struct timing *t0, *t1;
+	struct cycles alone, during;
 	struct storm *st;
-	struct probe *p;
 	struct refill r;
 	int i, got, filled = 0, bad_fill = 0;
 	long creates = 0, releases = 0, enospc = 0, other = 0;
-	double bound, start;
+	double start;
 
 	ASSERT_GE(MAX_HELD, self->limit);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, st);
-	ASSERT_NE(MAP_FAILED, p);
-	t0 = calloc(1, sizeof(*t0));
-	t1 = calloc(1, sizeof(*t1));
-	ASSERT_NE(NULL, t0);
-	ASSERT_NE(NULL, t1);
 
 	mem_start = mem_available_kib();
 	ASSERT_LT(0, mem_start);
 
-	/* Phase A: root alone, after a few cycles to warm the caches up. */
-	measure(p, t0, 3);
-	measure(p, t0, ROOT_CYCLES);
-	TH_LOG("phase A: %d root cycles, median %.3f ms (unshare %.3f ms)",
-	       t0->n, t0->cycle_median * 1e3, t0->unshare_median * 1e3);
-	ASSERT_EQ(0, t0->errors)
+	/* Phase A: root alone, the control for phase B. */
+	alone = root_cycles(ROOT_CYCLES);
+	ASSERT_EQ(0, alone.errors)
 	{
 		TH_LOG("root's unshare(CLONE_NEWNET): %s",
-		       strerror(t0->first_err));
+		       strerror(alone.first_err));
 	}
-	ASSERT_EQ(ROOT_CYCLES, t0->n);
+	ASSERT_EQ(ROOT_CYCLES, alone.done);
 
 	/* Phase B: the storm. */
 	ASSERT_EQ(0, pipe2(go_fill, O_CLOEXEC));
@@ -524,7 +463,7 @@ TEST_F_TIMEOUT(netns, storm, 60)
 
 	/* Churn, and root's loop again meanwhile. */
 	close(go_churn[1]);
-	measure(p, t1, ROOT_CYCLES);
+	during = root_cycles(ROOT_CYCLES);
 	__atomic_store_n(&st->stop, 1, __ATOMIC_SEQ_CST);
 	got = read_reports(report[0], STORMERS, 10);
 	close(report[0]);
@@ -546,19 +485,15 @@ TEST_F_TIMEOUT(netns, storm, 60)
 	EXPECT_EQ(0, other);
 	EXPECT_GE(self->limit, st->peak);
 
-	bound = 2 * t0->cycle_median + SLACK_S;
-	TH_LOG("root during the storm: %d cycles, median %.3f ms (unshare %.3f ms); L0 %.3f ms, L1/L0 %.2f, bound %.3f ms",
-	       t1->n, t1->cycle_median * 1e3, t1->unshare_median * 1e3,
-	       t0->cycle_median * 1e3,
-	       t0->cycle_median > 0 ? t1->cycle_median / t0->cycle_median : 0,
-	       bound * 1e3);
-	EXPECT_EQ(0, t1->errors)
+	/* The storm holds the user's allowance, not root's. */
+	TH_LOG("root during the storm: %d of %d cycles worked",
+	       during.done, ROOT_CYCLES);
+	EXPECT_EQ(0, during.errors)
 	{
 		TH_LOG("root's unshare(CLONE_NEWNET) during the storm: %s",
-		       strerror(t1->first_err));
+		       strerror(during.first_err));
 	}
-	EXPECT_EQ(ROOT_CYCLES, t1->n);
-	EXPECT_GE(bound, t1->cycle_median);
+	EXPECT_EQ(ROOT_CYCLES, during.done);
 
 	/* Phase C: let everything go, wait for the whole charge to be back. */
 	for (i = 0; i < STORMERS; i++) {
@@ -585,9 +520,6 @@ TEST_F_TIMEOUT(netns, storm, 60)
 	       100.0 * (mem_end - mem_start) / mem_start);
 	EXPECT_GE(mem_start * MEM_TOLERANCE_PCT / 100, mem_diff);
 
-	free(t0);
-	free(t1);
-	munmap(p, sizeof(*p));
 	munmap(st, sizeof(*st));
 }
 
