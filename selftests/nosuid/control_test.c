@@ -14,6 +14,7 @@
 #include <grp.h>
 #include <linux/keyctl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -200,6 +201,41 @@ TEST(session_keyring_works)
 }
 
 /*
+ * Linking a keyring into one's own session keyring makes one its
+ * possessor, and a named session keyring grants its owner's uid the
+ * right to link it: a nosuid child could take its parent's back.
+ */
+static int link_parent_session(pid_t parent)
+{
+	/* Both kinds of child start from a session keyring of their own. */
+	if (!prctl(PR_GET_NOSUID, 0, 0, 0, 0) &&
+	    syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+		return NOT_KEYS;
+	if (session_id() == parent_session)
+		return NOT_KEYS;
+	if (syscall(__NR_keyctl, KEYCTL_LINK, parent_session,
+		    KEY_SPEC_SESSION_KEYRING))
+		return errno;
+	/* Now a possessor: the parent's key is found through our @s. */
+	return find_in_session("from-parent") < 0 ? NOT_KEYS : 0;
+}
+
+TEST(named_session_keyring_link)
+{
+	become_user(_metadata);
+	parent_session = syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING,
+				 "nosuid-test-session");
+	if (parent_session < 0 && errno == ENOSYS)
+		SKIP(return, "kernel without CONFIG_KEYS");
+	ASSERT_LT(0, parent_session);
+	ASSERT_LT(0, syscall(__NR_add_key, "user", "from-parent", "p", 1,
+			     KEY_SPEC_SESSION_KEYRING));
+	/* Control: a child without the flag links it and finds the key. */
+	ASSERT_EQ(0, from_child(_metadata, false, link_parent_session));
+	ASSERT_EQ(EACCES, from_child(_metadata, true, link_parent_session));
+}
+
+/*
  * Every writable file of /proc/PID acts on the task: a nosuid task may not
  * open one of a task that is not nosuid for writing (EACCES), and still
  * writes its own.  Each variant is a file such a task could otherwise set
@@ -260,6 +296,8 @@ FIXTURE_SETUP(proc_write)
 	proc_file = variant->file;
 	proc_value = variant->value;
 	become_user(_metadata);
+	/* The uid change made us undumpable: /proc/self would be root's. */
+	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 }
 
 FIXTURE_TEARDOWN(proc_write)
@@ -308,6 +346,8 @@ static pid_t fresh_user_namespace(int hold)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/* It holds a copy of the write end: end it with the test. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		c = unshare(CLONE_NEWUSER) ? 'n' : 'y';
 		if (write(ready[1], &c, 1) != 1)
 			_exit(1);
@@ -331,6 +371,8 @@ TEST(setgroups_of_fresh_user_namespace)
 	if (prctl(PR_GET_NOSUID, 0, 0, 0, 0) < 0)
 		SKIP(return, "kernel lacks PR_SET_NOSUID");
 	become_user(_metadata);
+	/* Dumpable, so that /proc/PID of the tasks below is the user's. */
+	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 	ASSERT_EQ(0, pipe(hold));
 	control = fresh_user_namespace(hold[0]);
 	ASSERT_LE(0, control);
