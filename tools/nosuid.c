@@ -225,7 +225,9 @@ static void set_nosuid(void)
 	case EACCES:
 		refuse_privileged();
 	case EBUSY:
-		die("refusing: other threads share this process (EBUSY)");
+		die("refusing: another task shares this process's memory, file table or cwd, or it traces one (EBUSY)");
+	case EDQUOT:
+		die("refusing: no key quota left for the new session keyring (EDQUOT)");
 	default:
 		die("PR_SET_NOSUID failed: %s", strerror(errno));
 	}
@@ -241,7 +243,7 @@ static void set_network_off(void)
 	case EPERM:
 		die("the network gate requires nosuid (EPERM)");
 	case EBUSY:
-		die("refusing: other threads share this process (EBUSY)");
+		die("refusing: another task shares this process's memory, file table or cwd, or it traces one (EBUSY)");
 	default:
 		die("PR_SET_NETWORK failed: %s", strerror(errno));
 	}

@@ -335,7 +335,10 @@ static int deny_setgroups(pid_t parent)
 	return ret;
 }
 
-/* Forks a task in a new user namespace that waits on @hold; its pid. */
+/*
+ * Forks a task in a new user namespace that waits on @hold until killed;
+ * its pid, or 0 if user namespaces are not available.
+ */
 static pid_t fresh_user_namespace(int hold)
 {
 	int ready[2];
@@ -386,7 +389,9 @@ TEST(setgroups_of_fresh_user_namespace)
 	ASSERT_EQ(0, from_child(_metadata, false, deny_setgroups));
 	victim_pid = target;
 	ASSERT_EQ(EACCES, from_child(_metadata, true, deny_setgroups));
-	close(hold[1]);
+	/* Each holds a copy of the write end: no EOF will come. */
+	kill(control, SIGKILL);
+	kill(target, SIGKILL);
 	waitpid(control, NULL, 0);
 	waitpid(target, NULL, 0);
 }
