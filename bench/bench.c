@@ -620,7 +620,7 @@ static void storm_phase(const char *load, int storm)
 {
 	static long long s[STORM_CYCLES];
 	pid_t pids[STORMERS];
-	int i, err = 0, fds[2];
+	int i, n, err = 0, fds[2];
 	char c;
 
 	for (i = 0; i < STORMERS && load; i++) {
@@ -636,13 +636,13 @@ static void storm_phase(const char *load, int storm)
 	}
 	for (i = 0; i < 5; i++)		/* warm-up */
 		root_netns_cycle(&err);
-	for (i = 0; i < STORM_CYCLES && !err; i++)
-		s[i] = root_netns_cycle(&err);
+	for (n = 0; n < STORM_CYCLES && !err; n++)
+		s[n] = root_netns_cycle(&err);
 	for (i = 0; i < STORMERS && load; i++) {
 		kill(pids[i], SIGKILL);
 		waitpid(pids[i], NULL, 0);
 	}
-	report("storm", load ? load : "alone", err, s, i);
+	report("storm", load ? load : "alone", err, s, n);
 	/* Let the namespaces of this phase go before the next one. */
 	sleep(2);
 }

@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/types.h>
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
@@ -37,6 +38,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1040,6 +1042,55 @@ TEST_F(cgroup, subtree_holds_other)
 	pid_t pid;
 
 	pid = start(_metadata, self, variant, enable_pids_in_d, false);
+	wait_p(_metadata, pid, &status);
+	check_p(_metadata, self, status);
+	check_c(_metadata, self, expected(variant));
+}
+
+/* clone3()'s arguments up to the cgroup field (CLONE_ARGS_SIZE_VER2). */
+struct clone_args_v2 {
+	__aligned_u64 flags, pidfd, child_tid, parent_tid, exit_signal;
+	__aligned_u64 stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/*
+ * clone3(CLONE_INTO_CGROUP) into D/parent: the shorthand for writing the
+ * child's pid to D/parent/cgroup.procs, next to P.
+ */
+static int clone_into_parent_cgroup(const struct ctx *ctx)
+{
+	struct clone_args_v2 args = { .exit_signal = SIGCHLD };
+	char path[PATH_MAX];
+	int fd, status;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/parent", ctx->dir);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return c_prep_failed(ctx, errno);
+	snprintf(ctx->rep->c_what, sizeof(ctx->rep->c_what),
+		 "clone3(CLONE_INTO_CGROUP) into D/parent");
+	args.flags = CLONE_INTO_CGROUP;
+	args.cgroup = fd;
+	pid = syscall(__NR_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(0);
+	close(fd);
+	if (pid < 0)
+		return errno;
+	return waitpid(pid, &status, 0) == pid ? 0 : c_prep_failed(ctx, errno);
+}
+
+TEST_F(cgroup, clone_into_parent_cgroup)
+{
+	int status;
+	pid_t pid;
+
+	pid = start(_metadata, self, variant, clone_into_parent_cgroup, false);
 	wait_p(_metadata, pid, &status);
 	check_p(_metadata, self, status);
 	check_c(_metadata, self, expected(variant));

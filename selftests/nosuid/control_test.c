@@ -236,6 +236,44 @@ TEST(named_session_keyring_link)
 }
 
 /*
+ * The other way round: a child without the flag, forked before its parent
+ * set it, would hand the nosuid parent back the shared session keyring.
+ */
+static int session_to_nosuid_parent(pid_t parent)
+{
+	return syscall(__NR_keyctl, KEYCTL_SESSION_TO_PARENT) ? errno : 0;
+}
+
+TEST(session_keyring_to_nosuid_parent)
+{
+	int go[2], status;
+	pid_t pid;
+	char c;
+
+	become_user(_metadata);
+	if (syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno == ENOSYS)
+		SKIP(return, "kernel without CONFIG_KEYS");
+	/* Control: toward a parent without the flag, it works. */
+	ASSERT_EQ(0, from_child(_metadata, false, session_to_nosuid_parent));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(NOT_KEYS);
+		_exit(session_to_nosuid_parent(getppid()));
+	}
+	close(go[0]);
+	ASSERT_EQ(0, prctl(PR_SET_NOSUID, 1, 0, 0, 0));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EPERM, WEXITSTATUS(status));
+}
+
+/*
  * Every writable file of /proc/PID acts on the task: a nosuid task may not
  * open one of a task that is not nosuid for writing (EACCES), and still
  * writes its own.  Each variant is a file such a task could otherwise set

@@ -307,4 +307,71 @@ TEST_F(tty, background_job)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * Outside the session: a task that left it with setsid() opens the
+ * session's terminal by its name, as a file of its uid.  Reading it and
+ * changing it must not work for a nosuid task while the foreground holds
+ * a task that is not nosuid.  0, or 10 + the bits of what was refused
+ * with EIO, or 100 + a step that failed otherwise.
+ */
+static int use_from_outside(const char *path, bool nosuid)
+{
+	struct termios tio;
+	int fd, refused = 0;
+	char c;
+
+	if (setsid() < 0)
+		return 100;
+	if (nosuid && set_nosuid())
+		return 101;
+	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 102;
+	if (tcgetattr(fd, &tio))
+		return 103;
+	if (tcsetattr(fd, TCSANOW, &tio))
+		refused |= errno == EIO ? REFUSED_TCSETS : 100;
+	/* Nothing was typed: EAGAIN when the read is allowed at all. */
+	if (read(fd, &c, 1) < 0 && errno != EAGAIN)
+		refused |= errno == EIO ? REFUSED_SETPGRP : 104;
+	close(fd);
+	return refused;
+}
+
+static int run_outside(const char *path, bool nosuid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(use_from_outside(path, nosuid));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 120;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(tty, outside_session)
+{
+	int status, slave;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		slave = open_ctty(_metadata, self->slave);
+		/* The user's, as a login pty is: any task of the uid opens it. */
+		ASSERT_EQ(0, fchown(slave, USER_UID, -1));
+		drop_to_user(_metadata);
+		/* Control: without the flag, both work. */
+		EXPECT_EQ(0, run_outside(self->slave, false));
+		/* Reading and setting: both refused. */
+		EXPECT_EQ(REFUSED_TCSETS | REFUSED_SETPGRP,
+			  run_outside(self->slave, true));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_HARNESS_MAIN
