@@ -434,7 +434,11 @@ TEST(pthread_alive)
 
 #define CLONE_STACK_SIZE (256 * 1024)
 
-static int clone_vm_case(struct outcome *o)
+/*
+ * A process of its own (not CLONE_THREAD) made with @flags: the unshare
+ * while it waits, and again once it is reaped.
+ */
+static int sibling_case(struct outcome *o, int flags, const char *what)
 {
 	int hold[2], status;
 	char *stack;
@@ -446,21 +450,26 @@ static int clone_vm_case(struct outcome *o)
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		return fail(o, "mmap of the stack", errno);
-	/* Not CLONE_THREAD: a process of its own, with the same memory. */
-	pid = clone(wait_in_clone, stack + CLONE_STACK_SIZE,
-		    CLONE_VM | SIGCHLD, (void *)(long)hold[0]);
+	pid = clone(wait_in_clone, stack + CLONE_STACK_SIZE, flags | SIGCHLD,
+		    (void *)(long)hold[0]);
 	if (pid < 0)
-		return fail(o, "clone(CLONE_VM)", errno);
+		return fail(o, what, errno);
 	try_unshare(&o->with, NULL);
 
 	if (write(hold[1], "", 1) != 1)
-		return fail(o, "write to the CLONE_VM child", errno);
+		return fail(o, "write to the sibling", errno);
 	if (waitpid(pid, &status, 0) != pid)
 		return fail(o, "waitpid", errno);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail(o, "the CLONE_VM child failed", EPROTO);
+		return fail(o, "the sibling failed", EPROTO);
 	try_unshare(&o->without, NULL);
 	return 0;
+}
+
+/* The same memory. */
+static int clone_vm_case(struct outcome *o)
+{
+	return sibling_case(o, CLONE_VM, "clone(CLONE_VM)");
 }
 
 TEST(clone_vm_sibling)
@@ -479,38 +488,12 @@ TEST(clone_vm_sibling)
 }
 
 /* A process that shares only the file table (CLONE_FILES, not CLONE_VM). */
+/* Only the file table (CLONE_FILES, not CLONE_VM). */
 static int clone_files_case(struct outcome *o)
 {
-	int hold[2], status;
-	char *stack;
-	pid_t pid;
-
-	if (pipe2(hold, O_CLOEXEC))
-		return fail(o, "pipe2", errno);
-	stack = mmap(NULL, CLONE_STACK_SIZE, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return fail(o, "mmap of the stack", errno);
-	pid = clone(wait_in_clone, stack + CLONE_STACK_SIZE,
-		    CLONE_FILES | SIGCHLD, (void *)(long)hold[0]);
-	if (pid < 0)
-		return fail(o, "clone(CLONE_FILES)", errno);
-	try_unshare(&o->with, NULL);
-
-	if (write(hold[1], "", 1) != 1)
-		return fail(o, "write to the CLONE_FILES child", errno);
-	if (waitpid(pid, &status, 0) != pid)
-		return fail(o, "waitpid", errno);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail(o, "the CLONE_FILES child failed", EPROTO);
-	try_unshare(&o->without, NULL);
-	return 0;
+	return sibling_case(o, CLONE_FILES, "clone(CLONE_FILES)");
 }
 
-/*
- * It would stay in the old namespace and hand the caller, through the
- * shared table, sockets made there.
- */
 TEST(clone_files_sibling)
 {
 	struct outcome *o;
