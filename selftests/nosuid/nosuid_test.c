@@ -1142,36 +1142,9 @@ static int wait_in_clone(void *fd)
 /*
  * A process made with CLONE_VM but not CLONE_THREAD shares our memory just
  * like a thread does: it could be made to exec a setuid program for us.
- */
-TEST(clone_vm_sharer_busy)
-{
-	/* max_align_t: the child starts on an aligned stack pointer. */
-	static max_align_t stack[64 * 1024 / sizeof(max_align_t)];
-	int hold[2], status;
-	pid_t pid;
-
-	REQUIRE_NOSUID_AND_ROOT();
-	drop_to_user(_metadata);
-	ASSERT_EQ(0, pipe(hold));
-	pid = clone(wait_in_clone, (char *)stack + sizeof(stack),
-		    CLONE_VM | SIGCHLD, &hold[0]);
-	ASSERT_LT(0, pid);
-
-	ASSERT_EQ(-1, set_nosuid());
-	ASSERT_EQ(EBUSY, errno);
-	ASSERT_EQ(0, get_nosuid());
-
-	/* Control: once it is gone, the same task may. */
-	ASSERT_EQ(1, write(hold[1], "", 1));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, set_nosuid());
-	ASSERT_EQ(1, get_nosuid());
-}
-
-/*
- * A process made with CLONE_FILES or CLONE_FS but not CLONE_VM shares our
- * file table or cwd, root and umask: either of us could steer the other's
- * files (dup2() over its descriptors, a umask its setuid programs inherit).
+ * One made with CLONE_FILES or CLONE_FS shares our file table or cwd, root
+ * and umask: either of us could steer the other's files (dup2() over its
+ * descriptors, a umask its setuid programs inherit).
  */
 FIXTURE(sharer) {};
 
@@ -1181,6 +1154,10 @@ FIXTURE_VARIANT(sharer)
 };
 
 /* clang-format off */
+FIXTURE_VARIANT_ADD(sharer, vm) {
+	.flags = CLONE_VM,
+};
+
 FIXTURE_VARIANT_ADD(sharer, files) {
 	.flags = CLONE_FILES,
 };
@@ -1207,7 +1184,7 @@ FIXTURE_TEARDOWN(sharer)
 
 TEST_F(sharer, busy)
 {
-	/* Its own copy of the memory: the stack is only where it starts. */
+	/* max_align_t: the child starts on an aligned stack pointer. */
 	static max_align_t stack[64 * 1024 / sizeof(max_align_t)];
 	int hold[2], status;
 	pid_t pid;
