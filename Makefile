@@ -1,5 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# Build the patched Debian 6.12 kernel, its test image, and boot it in QEMU.
+# Build a patched Debian kernel, its test image, and boot it in QEMU.
+# BASE picks the kernel (scripts/base.sh), each in build/$(BASE)/:
+#   BASE=7.3   (default) Debian's linux-source-7.3 from trixie-backports,
+#              fetched into build/apt/ (scripts/fetch-source.sh), with the
+#              series in patches/{nosuid,network,userns}/
+#   BASE=6.12  the installed linux-source-6.12, with the backport in
+#              patches/6.12/{nosuid,network,userns}/
+# e.g. "make check BASE=6.12"; the scripts read BASE from the environment.
 #
 #   make            kernel + image (what is stale only)
 #   make check      build, boot, run every kselftest, print the summary
@@ -7,36 +14,47 @@
 #   make soak N=20 DEBUG_N=5  the suite again and again: per test, how
 #                   often it failed (not in CI)
 #   make check-upstream  the kernel's own selftests, unpatched vs patched
+#                   (not in CI for now)
 #   make bench      cost of the series against the unpatched kernel and the
 #                   alternatives, counted in instructions (bench/RESULTS.md)
-#   make series     the series as mail in build/series/: patches, selftests
-#                   as patches, cover letter (series/cover-letter.txt)
+#   make series     the series as mail in build/$(BASE)/series/: patches,
+#                   selftests as patches, cover letter (series/cover-letter.txt)
 #   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages,
 #                   and each patch's C files built W=1 at its own prefix
-#   make series-apply-check  git am build/series/ on a fresh tree, build it,
-#                   boot it, run the series' selftests (not in CI)
+#   make series-apply-check  git am build/$(BASE)/series/ on a fresh tree,
+#                   build it, boot it, run the series' selftests (not in CI)
 #   make debian-config-check  the series in Debian's cloud-amd64 config, with
 #                   AppArmor and the distribution's lsm= list (not in CI)
 #   make bisect-check  every prefix of the series builds; each layer boots
 #                   with its selftests (about 28 min; not in CI)
-#   make export     save the commits of build/linux into patches/
+#   make export     save the commits of build/$(BASE)/linux into the base's
+#                   patch directory
+#   make reset-tree drop commits and changes in build/$(BASE)/linux
 #   make clean      drop build products, keep the unpacked tree
-#   make distclean  drop build/ entirely
+#   make distclean  drop build/$(BASE) (the fetched source in build/apt stays)
 
+BASE     ?= 7.3
+ifneq ($(words $(BASE)) $(filter 7.3 6.12,$(BASE)),1 $(BASE))
+$(error BASE=$(BASE): the harness builds BASE=7.3 (the default) or BASE=6.12)
+endif
+export BASE
 TOP      := $(CURDIR)
-B        := $(TOP)/build
+B        := $(TOP)/build/$(BASE)
 SRC      := $(B)/linux
 OBJ      := $(B)/obj
-TARBALL  ?= /usr/src/linux-source-6.12.tar.xz
+PDIR     := patches$(if $(filter 6.12,$(BASE)),/6.12)
 JOBS     ?= $(shell echo $$(($$(nproc) + 1)))
 LAYERS   := nosuid network userns
-PATCHES  := $(foreach l,$(LAYERS),$(sort $(wildcard patches/$(l)/*.patch)))
 SELFTESTS := $(notdir $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile)))
 # In-tree kselftests run too: lsm checks the new LSM's id and name.
 TREE_SELFTESTS := lsm
 FRAGMENTS := config/kernel.config config/upstream.config $(wildcard $(SELFTESTS:%=selftests/%/config)) \
 	$(TREE_SELFTESTS:%=$(SRC)/tools/testing/selftests/%/config)
 CCACHE   := $(shell command -v ccache 2>/dev/null)
+# kbuild gives the compiler absolute paths: ccache makes those under the
+# repository relative (../linux/...), so that its results still hit after
+# the repository or the build directory moved.
+export CCACHE_BASEDIR := $(TOP)
 KMAKE    := $(MAKE) -C $(SRC) O=$(OBJ) ARCH=x86_64 LOCALVERSION= $(if $(CCACHE),CC="ccache gcc")
 BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
@@ -46,12 +64,14 @@ KST      := $(B)/kselftest-root/kselftest
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
-# Packages and the patched tree come first, in their own make, so that the
-# rest of the graph sees the tree's state file as it is after "git am".
+# Packages, the source and the patched tree come first, in their own make,
+# so that the rest of the graph sees the tree's state file as it is after
+# "git am".  7.3 is not a package of the host's release: fetched privately.
 prepare:
 	@scripts/deps.sh
+	@$(if $(filter 7.3,$(BASE)),scripts/fetch-source.sh)
 	@mkdir -p $(B)
-	@scripts/prepare-tree.sh $(TARBALL) $(SRC) patches $(LAYERS)
+	@scripts/prepare-tree.sh $(SRC) $(PDIR) $(LAYERS)
 
 kernel image: prepare
 	@$(MAKE) --no-print-directory _$@
@@ -116,7 +136,7 @@ bench: prepare
 _kernel: $(OBJ)/.config
 	$(KMAKE) -j$(JOBS) -s bzImage
 	$(KMAKE) -s headers
-	@echo "kernel: $$($(KMAKE) -s kernelrelease) from Debian linux-source-6.12 $$(dpkg-query -W -f='$${Version}' linux-source-6.12), series at $$(git -C $(SRC) rev-parse --short HEAD)" | tee $(B)/kernel-version.txt
+	@echo "kernel: $$($(KMAKE) -s kernelrelease) from $$(top=$(TOP) && . $(TOP)/scripts/base.sh && echo "$$DEB_LABEL"), series at $$(git -C $(SRC) rev-parse --short HEAD)" | tee $(B)/kernel-version.txt
 
 # The project's kselftests are copied into the tree and built by the kernel's
 # own selftests Makefile, statically: the guest has no libc.
@@ -161,8 +181,8 @@ bisect-check: series
 series: prepare
 	@scripts/make-series.sh
 
-# Needs the unpatched build for sparse's comparison (check-upstream or bench
-# make it; CI runs this after check-upstream).
+# Builds the unpatched kernel for sparse's comparison (nothing to do when
+# check-upstream or bench built it).
 series-check: series
 	@$(MAKE) --no-print-directory _kernel
 	@scripts/build-base.sh $(B)/series-base-build.log
@@ -178,7 +198,7 @@ debian-config-check: prepare
 	@scripts/debian-config-check.sh
 
 export:
-	@scripts/export-series.sh $(SRC) $(LAYERS)
+	@scripts/export-series.sh $(SRC) $(PDIR) $(LAYERS)
 
 reset-tree:
 	rm -f $(SRC)/.git/nosuid-series

@@ -10,10 +10,13 @@
 #                         nosuid tool, netprobe and suid-show-ids are there)
 #   ./run.sh -- CMD...    run CMD in the guest as uid 1000, return its status
 #   ./run.sh --help       this text; "make check" runs the kselftests
+# BASE=6.12 ./run.sh ... does the same on the 6.12 backport (default 7.3).
 set -euo pipefail
 cd "$(dirname "$0")"
+top=$PWD
+. scripts/base.sh
 usage() {
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 }
 mode=demo
 case "${1:-}" in

@@ -12,9 +12,12 @@ else (a timer tick, a kworker, an RCU callback) ran inside it, and two
 boots of one kernel agree on it (the A/A column shows by how much).
 """
 import datetime
+import os
 import sys
 
 out, rounds, base_release, patched_line = sys.argv[1:5]
+base_dir = f"build/{os.environ.get('BASE', '7.3')}"
+kernel = ".".join(base_release.split(".")[:2])
 
 
 def load_one(path):
@@ -71,7 +74,7 @@ print("# Cost of the series: `make bench`\n")
 print(f"- Date: {datetime.date.today().isoformat()}")
 print(f"- Patched: {patched_line}")
 print(f"- Baseline: {base_release}, the same tree and `.config` without "
-      "the series (`build/obj-base`)")
+      f"the series (`{base_dir}/obj-base`)")
 print("- Command: `make bench` (boots `bench/bench.c` as root in QEMU TCG "
       "with `-icount shift=0,sleep=off` and one CPU)")
 print("- Unit: **instructions**. Under `-icount shift=0` a guest nanosecond "
@@ -90,7 +93,7 @@ print("(a) no task on the machine ever closed its gate (static key off); "
       "(b) another task closed its gate earlier (static key on). "
       "Δ is against the baseline. The last three columns split (b)'s Δ: "
       "*slot* is what the patched kernel costs with disablenetwork left "
-      "out of `lsm=` (6.12 gives every hook call site one static-call slot "
+      f"out of `lsm=` ({kernel} gives every hook call site one static-call slot "
       "per built-in LSM: a patched-out jump that any new LSM adds, plus the "
       "series' code outside the LSM); *hooks* is the series' hooks with "
       "the key off; *key on* what they add once a gate was closed.\n")

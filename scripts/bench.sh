@@ -9,7 +9,7 @@
 #                 call slot at every hook site), not the series' hooks
 # under QEMU "-icount shift=0,sleep=off" (guest time counts instructions:
 # deterministic on a shared machine), then base and series once more
-# without -icount, for wall-clock medians.  Writes build/bench/RESULTS.md.
+# without -icount, for wall-clock medians.  Writes build/$BASE/bench/RESULTS.md.
 # Every boot has "norandmaps": with randomized layouts, fork and exec touch
 # a different number of page-table pages from sample to sample.
 # Each of those is BENCH_ROUNDS boots (default 3), each with another value
@@ -21,7 +21,7 @@
 # BENCH_SCALE multiplies the sample counts (default 1).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 out=$B/bench
 die() { echo "error: $*" >&2; exit 1; }
 mkdir -p "$out"

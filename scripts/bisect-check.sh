@@ -1,31 +1,33 @@
 #!/bin/bash
-# make bisect-check: every prefix of the series as mailed (build/series-tree:
-# each layer's patches, then its selftests) builds with the test config,
-# the C files each patch touches build with W=1 without a warning in the
-# files that patch touches, and at each layer boundary the kernel boots
-# and passes the selftests that prefix has (series-selftests-boot.sh).
+# make bisect-check: every prefix of the series as mailed
+# (build/$BASE/series-tree: each layer's patches, then its selftests)
+# builds with the test config, the C files each patch touches build with
+# W=1 without a warning in the files that patch touches, and at each layer
+# boundary the kernel boots and passes the selftests that prefix has
+# (series-selftests-boot.sh).
 # BISECT=compile (make series-check, CI) keeps only the W=1 part: at each
 # prefix, that patch's C files compile against that prefix's headers and
 # config; no vmlinux, no boot.  The full walk recompiles the half of the
 # tree that includes user_namespace.h (patch 16) and costs about 25 minutes.
 #
 # The walk goes backwards from the whole series in a copy of the patched
-# build (build/obj), so kbuild recompiles only what taking a patch out
+# build (build/$BASE/obj), so kbuild recompiles only what taking a patch out
 # changes: the objects that include user_namespace.h or net_namespace.h
 # once (patches 14 and 16), a few files for the other patches, a link each,
 # instead of a full build per prefix.  The ends need no build of their own:
 # the whole series is "make check"'s kernel, the empty prefix the unpatched
 # kernel that check-upstream builds and boots.
 #
-# kbuild's .cmd files name build/linux and build/obj; from any other path
-# every command line would differ and every object be rebuilt.  So each step
-# runs in a private mount namespace in which the walk's worktree and object
-# copy are mounted over build/linux and build/obj: the same paths, and the
-# real tree and build are not touched.
+# kbuild's .cmd files name build/$BASE/linux and build/$BASE/obj; from any
+# other path every command line would differ and every object be rebuilt.
+# So each step runs in a private mount namespace in which the walk's
+# worktree and object copy are mounted over build/$BASE/linux and
+# build/$BASE/obj: the same paths, and the real tree and build are not
+# touched.
 # usage: bisect-check.sh (after make image and make series)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 obj=$B/obj
 series=$B/series-tree
@@ -42,10 +44,10 @@ start=$(date +%s)
 [ -f "$obj/vmlinux" ] || die "no patched build in $obj: run make image"
 git -C "$series" rev-parse -q --verify HEAD >/dev/null || die "no $series: run make series"
 head=$(git -C "$series" rev-parse HEAD)
-# The series tree must carry the kernel that build/obj was built from.
+# The series tree must carry the kernel that build/$BASE/obj was built from.
 differs=$(git -C "$src" diff --name-only HEAD "$head" -- . \
 	':!tools/testing/selftests' ':!MAINTAINERS' ':!Documentation')
-[ -z "$differs" ] || die "build/series-tree and build/linux differ ($differs): run make series"
+[ -z "$differs" ] || die "${series#"$top"/} and ${src#"$top"/} differ ($differs): run make series"
 
 # Run "$@" with the walk's tree and objects at the real paths.
 in_tree() {

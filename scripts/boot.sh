@@ -16,7 +16,7 @@ set -uo pipefail
 mode=$1
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 # BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image;
 # KERNEL_LOGLEVEL replaces "quiet" (check-debug shows every message);
 # KERNEL_LABEL says which kernel that is; QEMU_SMP the number of CPUs (2).

@@ -1,12 +1,12 @@
 #!/bin/bash
-# Build the unpatched kernel: a worktree of build/linux at tag "base" (the
-# Debian tree without the series), with the patched kernel's .config; the
-# series' options drop out in olddefconfig.  check-upstream and bench
+# Build the unpatched kernel: a worktree of build/$BASE/linux at tag "base"
+# (the Debian tree without the series), with the patched kernel's .config;
+# the series' options drop out in olddefconfig.  check-upstream and bench
 # compare against it.  Prints the release and the build time.
 # usage: build-base.sh LOGFILE
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 base_src=$B/linux-base
 base_obj=$B/obj-base

@@ -4,7 +4,7 @@
 # any failed test or any report of the kernel's checkers on the console.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 obj=$B/obj-debug
 mkdir -p "$B/debug"
 rc=0

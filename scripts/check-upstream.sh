@@ -7,7 +7,7 @@
 # usage: check-upstream.sh TARGET...
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 out=$B/upstream
 base_obj=$B/obj-base

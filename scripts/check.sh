@@ -8,7 +8,7 @@
 # a boot did not finish, anything failed or nothing passed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 rc=0
 "$top/scripts/boot.sh" check || rc=1
 taps=("$B/kselftest.tap")

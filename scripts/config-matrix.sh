@@ -5,7 +5,7 @@
 # usage: config-matrix.sh (from the top of the project, after "make")
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 ccache=$(command -v ccache || true)
 # A variant "A+B" turns off A and the options of the test config that

@@ -1,19 +1,21 @@
 #!/bin/bash
 # make debian-config-check: the series in a distribution kernel.
-# Debian's own 6.12 config (cloud-amd64 flavour, from the linux-config-6.12
-# package), with the options the test guest needs turned into built-ins by
-# the project's fragments (the guest loads no modules), CONFIG_LSM = Debian's
-# list plus disablenetwork, and changes that only drop build dependencies:
-# no BTF/debug info (pahole), and no Debian certificates (not in the source
-# package; the lockdown LSM keeps MODULE_SIG on, so the build makes its own
-# signing key with openssl and libssl-dev).  Only bzImage is
-# built: the modules of the config are left out.  Then the harness's image
-# boots on it: which LSMs are active, and the project's whole suite.
+# Debian's own config of the base (cloud-amd64 flavour, from the package
+# linux-config-$BASE: installed for 6.12, fetched with the source for 7.3
+# by scripts/fetch-source.sh), with the options the test guest needs
+# turned into built-ins by the project's fragments (the guest loads no
+# modules), CONFIG_LSM = Debian's list plus disablenetwork, and changes
+# that only drop build dependencies: no BTF/debug info (pahole), and no
+# Debian certificates (not in the source package; the lockdown LSM keeps
+# MODULE_SIG on, so the build makes its own signing key with openssl and
+# libssl-dev).  Only bzImage is built: the modules of the config are left
+# out.  Then the harness's image boots on it: which LSMs are active, and
+# the project's whole suite.
 # Not in CI (a large build of its own: 3370 s on 2026-12-04; DESIGN.md,
 # Reliability).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 obj=$B/obj-debian
 log=$B/debian
@@ -21,9 +23,13 @@ flavour=${DEBIAN_FLAVOUR:-cloud-amd64}
 die() { echo "error: $*" >&2; exit 1; }
 start=$(date +%s)
 
-cfgdir=/usr/src/linux-config-6.12
+cfgdir=$DEB_CONFIG
 need=()
-[ -d "$cfgdir" ] || need+=(linux-config-6.12)
+if [ "$BASE" = 6.12 ]; then
+	[ -d "$cfgdir" ] || need+=(linux-config-6.12)
+else
+	[ -d "$cfgdir" ] || die "$cfgdir missing: run make prepare (scripts/fetch-source.sh)"
+fi
 dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
 command -v openssl >/dev/null || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then

@@ -2,8 +2,14 @@
 # Check that the Debian packages the harness needs are installed.  As root,
 # install the missing ones; otherwise print the exact apt-get line and fail.
 set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
 
-PKGS="linux-source-6.12 gcc make qemu-system-x86 busybox-static libcap-dev
+# The kernel source: 6.12 is a package of the host's release; 7.3 is not,
+# scripts/fetch-source.sh fetches it, checked with the Debian archive keys.
+src_pkg=debian-archive-keyring
+[ "$BASE" = 6.12 ] && src_pkg=linux-source-6.12
+PKGS="$src_pkg gcc make qemu-system-x86 busybox-static libcap-dev
 libcap-ng-dev bc flex bison libelf-dev libssl-dev cpio ccache xz-utils git rsync perl python3-ply python3-git
 sparse python3-docutils mandoc"
 

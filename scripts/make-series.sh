@@ -1,8 +1,9 @@
 #!/bin/bash
-# make series: the series as a maintainer receives it, in build/series/.
-# In a worktree of build/linux at "base" (build/series-tree), each layer's
-# patches are applied with "git am -3", then its selftests as patches of
-# their own, under the names upstream would use, copied from selftests/
+# make series: the series as a maintainer receives it, in
+# build/$BASE/series/.  In a worktree of build/$BASE/linux at "base"
+# (build/$BASE/series-tree), each layer's patches (from the base's patch
+# directory) are applied with "git am -3", then its selftests as patches
+# of their own, under the names upstream would use, copied from selftests/
 # (the single copy) and added to tools/testing/selftests/Makefile.  Then
 # git format-patch --cover-letter -v$SERIES_VERSION, the cover letter from
 # series/cover-letter.txt with bench/RESULTS.md's table and
@@ -10,7 +11,7 @@
 # usage: make-series.sh (from the top of the project)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 tree=$B/series-tree
 out=$B/series
@@ -53,8 +54,8 @@ git -C "$src" worktree add -q --detach "$tree" base
 g() { git -C "$tree" -c user.name="${ident% <*}" -c user.email="$(echo "$ident" | sed 's/.*<\(.*\)>/\1/')" "$@"; }
 
 for layer in nosuid network userns; do
-	g am -q -3 "$top/patches/$layer"/*.patch ||
-		die "patches/$layer does not apply to base (git am -3)"
+	g am -q -3 "$PATCHDIR/$layer"/*.patch ||
+		die "${PATCHDIR#"$top"/}/$layer does not apply to base (git am -3)"
 	for pair in $(selftests_of "$layer"); do
 		from=${pair%%:*} to=${pair#*:}
 		dst=$tree/tools/testing/selftests/$to

@@ -9,11 +9,14 @@
 # "series"), so that "git rebase -i --update-refs base" keeps the layers
 # apart while developing and scripts/export-series.sh can write them back.
 #
-# usage: prepare-tree.sh TARBALL SRCDIR PATCHDIR LAYER...
+# The tarball, its Debian package and version come from scripts/base.sh.
+# usage: prepare-tree.sh SRCDIR PATCHDIR LAYER...
 set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
 
-tarball=$1 src=$2 pdir=$(cd "$3" && pwd)
-shift 3
+tarball=$TARBALL src=$1 pdir=$(cd "$2" && pwd)
+shift 2
 layers=("$@")
 patches=()
 for l in "${layers[@]}"; do
@@ -25,12 +28,15 @@ git() { command git -C "$src" -c user.name="nosuid harness" \
 	-c user.email=harness@localhost -c advice.detachedHead=false "$@"; }
 die() { echo "error: $*" >&2; exit 1; }
 
-[ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.12)"
+if [ "$BASE" = 6.12 ]; then
+	[ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.12)"
+else
+	[ -r "$tarball" ] || die "$tarball not found (scripts/fetch-source.sh fetches it)"
+fi
 tar_id=$(stat -c '%n %s %Y' "$tarball")
-deb_ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
 
 if [ ! -d "$src/.git" ] || [ "$(cat "$src/.git/nosuid-tarball" 2>/dev/null)" != "$tar_id" ]; then
-	echo "unpacking $tarball (Debian $deb_ver) into $src"
+	echo "unpacking $tarball ($DEB_LABEL) into $src"
 	rm -rf "$src" "$src.tmp"
 	mkdir -p "$src.tmp"
 	tar -C "$src.tmp" -xJf "$tarball" --strip-components=1
@@ -39,7 +45,7 @@ if [ ! -d "$src/.git" ] || [ "$(cat "$src/.git/nosuid-tarball" 2>/dev/null)" != 
 	git init -q
 	# Debian's top-level .gitignore ignores everything: add with -f.
 	git add -f -A .
-	git commit -q -m "base: linux-source-6.12 $kver (Debian $deb_ver)"
+	git commit -q -m "base: $kver ($DEB_LABEL)"
 	git tag base
 	echo "$tar_id" > "$src/.git/nosuid-tarball"
 fi
@@ -51,7 +57,7 @@ head=$(git rev-parse HEAD)
 if [ -f "$state" ]; then
 	read -r old_sum old_head < "$state"
 	[ "$head" = "$old_head" ] || die "$src has commits that are not in patches/ (HEAD $head, series applied at $old_head): run 'make export' to save them, or 'make reset-tree' to drop them"
-	[ "$sum" = "$old_sum" ] && { echo "kernel tree: $kver (Debian $deb_ver) with ${#patches[@]} patches (unchanged)"; exit 0; }
+	[ "$sum" = "$old_sum" ] && { echo "kernel tree: $kver ($DEB_LABEL) with ${#patches[@]} patches of ${pdir#"$top"/} (unchanged)"; exit 0; }
 fi
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
 	die "$src has uncommitted changes; commit and 'make export' them, or 'make reset-tree'"
@@ -72,7 +78,7 @@ for l in "${layers[@]}"; do
 		[ -e "$p" ] || continue
 		if ! out=$(git am -3 -q "$p" 2>&1); then
 			git am --abort >/dev/null 2>&1 || true
-			echo "error: patch $p does not apply to linux-source-6.12 $kver (Debian $deb_ver):" >&2
+			echo "error: patch ${p#"$top"/} does not apply to BASE=$BASE, $kver ($DEB_LABEL):" >&2
 			echo "$out" | sed 's/^/  git am: /' >&2
 			exit 1
 		fi
@@ -85,4 +91,4 @@ while read -r blob mtime f; do
 		touch -m -d "@$mtime" "$src/$f"
 done < "$keep"
 echo "$sum $(git rev-parse HEAD)" > "$state"
-echo "kernel tree: $kver (Debian $deb_ver) with ${#patches[@]} patches applied"
+echo "kernel tree: $kver ($DEB_LABEL) with ${#patches[@]} patches of ${pdir#"$top"/} applied"

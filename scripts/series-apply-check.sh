@@ -1,23 +1,24 @@
 #!/bin/bash
-# make series-apply-check: what a maintainer does with build/series/.
-# Unpack a fresh linux-source-6.12 (nothing shared with build/linux), apply
-# the mails with "git am -3", build that tree with the project's test
-# config plus the config file of every selftests directory the series
-# adds, build those selftests with the kernel's own selftests Makefile
-# (TARGETS=...), boot, and run them (scripts/series-selftests-boot.sh).
-# Not in CI: it is a full kernel build of its own (1065 s on 2026-12-04
-# with a cold cache on two cores: build 929 s, two boots).
+# make series-apply-check: what a maintainer does with
+# build/$BASE/series/.  Unpack a fresh copy of the base's tarball
+# (linux-source-$BASE; nothing shared with build/$BASE/linux), apply the
+# mails with "git am -3", build that tree with the project's test config
+# plus the config file of every selftests directory the series adds, build
+# those selftests with the kernel's own selftests Makefile (TARGETS=...),
+# boot, and run them (scripts/series-selftests-boot.sh).  Not in CI: it is
+# a full kernel build of its own (1065 s on 2026-12-04 with a cold cache
+# on two cores: build 929 s, two boots).
 # SERIES_UPTO=N applies only the first N mails: at a layer boundary (the
 # last selftests patch of a layer: 5 and 13 in v1) that is the bisection
 # check of the layer, which then runs the selftests that prefix has.
 # usage: series-apply-check.sh (after make series and make image)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 d=$B/series-apply
 src=$d/linux
 obj=$d/obj
-tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+tarball=$TARBALL
 jobs=$(($(nproc) + 1))
 die() { echo "error: $*" >&2; exit 1; }
 git() { command git -C "$src" -c user.name="series apply check" \
@@ -42,7 +43,7 @@ git init -q
 git add -f -A .
 git commit -q -m base
 git tag base
-echo "fresh tree: $(make -s -C "$src" kernelversion) from $tarball, applying ${#mails[@]} mails, up to $(basename "${mails[-1]}")"
+echo "fresh tree: $(make -s -C "$src" kernelversion) from $tarball ($DEB_LABEL), applying ${#mails[@]} mails, up to $(basename "${mails[-1]}")"
 git am -q -3 "${mails[@]}" || die "the series does not apply with git am -3 (see git -C $src am --show-current-patch)"
 
 # The selftests directories the series adds or changes, and their config
@@ -84,5 +85,5 @@ kmake -s headers
 echo "built $(kmake -s kernelrelease) in $(( $(date +%s) - start )) s"
 
 "$top/scripts/series-selftests-boot.sh" "$src" "$obj" "$d" \
-	"fresh tree + build/series up to patch $upto ($(kmake -s kernelrelease))" "${targets[@]}"
+	"fresh tree + build/$BASE/series up to patch $upto ($(kmake -s kernelrelease))" "${targets[@]}"
 echo "series-apply-check: $(( $(date +%s) - start )) s"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make series-check: what a maintainer's tools say about build/series/.
+# make series-check: what a maintainer's tools say about build/$BASE/series/.
 #   1. checkpatch.pl --strict on every patch: no error, no warning but the
 #      ones justified in the cover letter (ALLOWED below)
 #   2. sparse (make C=2) on the C files the series touches, on the patched
@@ -14,7 +14,7 @@
 # usage: series-check.sh (after make series, make, and the unpatched build)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 src=$B/linux
 series=$B/series
 log=$B/series-check

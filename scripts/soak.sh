@@ -3,13 +3,13 @@
 # again and again with the whole suite, and print per test how often it
 # failed: the suite's flake rate, measured.  Nothing is retried: a test
 # that failed once in N boots is reported as 1/N.  Each boot's TAP and
-# console are kept in build/soak/; the debug boots are also scanned for
+# console are kept in build/$BASE/soak/; the debug boots are also scanned for
 # kernel reports, as check-debug does.
 # Exit status: 0 when every test passed in every boot, no boot hung and no
 # debug boot reported anything.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
+. "$top/scripts/base.sh"
 n=${N:-20}
 dn=${DEBUG_N:-5}
 out=$B/soak

@@ -1,0 +1,42 @@
+# shellcheck shell=sh
+# The kernel base the harness works on, in one place: sourced by every
+# script (after it sets "top", the repository) and by the Makefile, which
+# exports BASE so that the scripts it runs agree with it.  Plain sh.
+#   BASE=7.3   the default: Debian's linux-source-7.3 from trixie-backports,
+#              fetched into build/apt/ by scripts/fetch-source.sh (when the
+#              suite has none, sid's linux-source-7.2 stands in and every
+#              label says so); the series in patches/{nosuid,network,userns}/
+#   BASE=6.12  the installed package linux-source-6.12 (scripts/deps.sh);
+#              the backport in patches/6.12/{nosuid,network,userns}/
+# Sets B (the build directory, build/$BASE), PATCHDIR, TARBALL, DEB_PKG and
+# DEB_VER (the Debian package and its version), DEB_CONFIG (where its
+# linux-config package puts Debian's configs) and DEB_LABEL, which names
+# them in messages.
+BASE=${BASE:-7.3}
+case $BASE in
+7.3 | 6.12) ;;
+*) echo "error: BASE=$BASE: the harness builds BASE=7.3 (the default) or BASE=6.12" >&2; exit 1 ;;
+esac
+export BASE
+B=$top/build/$BASE
+APT_DIR=$top/build/apt
+DEB_SUITE=
+if [ "$BASE" = 6.12 ]; then
+	PATCHDIR=$top/patches/6.12
+	DEB_PKG=linux-source-6.12
+	DEB_VER=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || DEB_VER=
+	TARBALL=/usr/src/linux-source-6.12.tar.xz
+	DEB_CONFIG=/usr/src/linux-config-6.12
+else
+	PATCHDIR=$top/patches
+	DEB_PKG=linux-source-7.3 DEB_VER=
+	# What fetch-source.sh fetched (DEB_PKG, DEB_VER, DEB_SUITE), written
+	# inside the unpacked packages so that the two never disagree.
+	# shellcheck disable=SC1091
+	[ -r "$APT_DIR/root/fetched" ] && . "$APT_DIR/root/fetched"
+	TARBALL=$APT_DIR/root/usr/src/$DEB_PKG.tar.xz
+	DEB_CONFIG=$APT_DIR/root/usr/src/linux-config-${DEB_PKG#linux-source-}
+fi
+DEB_LABEL="Debian $DEB_PKG ${DEB_VER:-(version unknown)}"
+[ "$DEB_PKG" = "linux-source-$BASE" ] ||
+	DEB_LABEL="$DEB_LABEL from $DEB_SUITE, standing in for linux-source-$BASE"
