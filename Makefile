@@ -201,7 +201,7 @@ export:
 	@scripts/export-series.sh $(SRC) $(PDIR) $(LAYERS)
 
 reset-tree:
-	rm -f $(SRC)/.git/nosuid-series
+	rm -f $(SRC)/.git/nosuid-series $(SRC)/.git/nosuid-failed
 	git -C $(SRC) reset -q --hard base
 
 clean:

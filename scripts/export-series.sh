@@ -32,3 +32,4 @@ done
 cat /dev/null $(for l in "$@"; do ls "$pdir/$l"/*.patch 2>/dev/null; done) |
 	sha256sum | cut -d' ' -f1 | tr '\n' ' ' > "$src/.git/nosuid-series"
 git -C "$src" rev-parse HEAD >> "$src/.git/nosuid-series"
+rm -f "$src/.git/nosuid-failed"

@@ -53,11 +53,15 @@ kver=$(make -s -C "$src" kernelversion)
 
 sum=$(cat /dev/null "${patches[@]}" | sha256sum | cut -d' ' -f1)
 state=$src/.git/nosuid-series	# "<sum of patches> <HEAD after am>"
+failed=$src/.git/nosuid-failed	# HEAD where a patch last failed to apply
 head=$(git rev-parse HEAD)
 if [ -f "$state" ]; then
 	read -r old_sum old_head < "$state"
-	[ "$head" = "$old_head" ] || die "$src has commits that are not in patches/ (HEAD $head, series applied at $old_head): run 'make export' to save them, or 'make reset-tree' to drop them"
+	[ "$head" = "$old_head" ] || die "$src has commits that are not in ${pdir#"$top"/} (HEAD $head, series applied at $old_head): run 'make export' to save them, or 'make reset-tree' to drop them"
 	[ "$sum" = "$old_sum" ] && { echo "kernel tree: $kver ($DEB_LABEL) with ${#patches[@]} patches of ${pdir#"$top"/} (unchanged)"; exit 0; }
+elif [ -f "$failed" ]; then
+	# Commits made by hand after a failure (a port in progress) are kept.
+	[ "$head" = "$(cat "$failed")" ] || die "$src has commits made after a patch failed to apply (HEAD $head, stopped at $(cat "$failed")): run 'make export' to save them, or 'make reset-tree' to drop them"
 fi
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
 	die "$src has uncommitted changes; commit and 'make export' them, or 'make reset-tree'"
@@ -78,8 +82,12 @@ for l in "${layers[@]}"; do
 		[ -e "$p" ] || continue
 		if ! out=$(git am -3 -q "$p" 2>&1); then
 			git am --abort >/dev/null 2>&1 || true
+			git rev-parse HEAD > "$failed"
 			echo "error: patch ${p#"$top"/} does not apply to BASE=$BASE, $kver ($DEB_LABEL):" >&2
-			echo "$out" | sed 's/^/  git am: /' >&2
+			# Its advice (--continue, --skip) is moot after the abort.
+			echo "$out" | grep -v -e '^hint:' -e '^When you have resolved' \
+				-e '^If you prefer to skip' -e '^To restore the original branch' |
+				sed 's/^/  git am: /' >&2
 			exit 1
 		fi
 	done
@@ -91,4 +99,5 @@ while read -r blob mtime f; do
 		touch -m -d "@$mtime" "$src/$f"
 done < "$keep"
 echo "$sum $(git rev-parse HEAD)" > "$state"
+rm -f "$failed"
 echo "kernel tree: $kver ($DEB_LABEL) with ${#patches[@]} patches of ${pdir#"$top"/} applied"
