@@ -34,8 +34,23 @@ else
 	[ -r "$tarball" ] || die "$tarball not found (scripts/fetch-source.sh fetches it)"
 fi
 tar_id=$(stat -c '%n %s %Y' "$tarball")
+state=$src/.git/nosuid-series	# "<sum of patches> <HEAD after am>"
+failed=$src/.git/nosuid-failed	# HEAD where a patch last failed to apply
+# Work that lives only in the tree: commits after the applied series (or
+# after the patch that failed), or uncommitted changes.
+unsaved() {
+	local at=
+	[ -f "$state" ] && at=$(cut -d' ' -f2 "$state")
+	[ -n "$at" ] || [ ! -f "$failed" ] || at=$(cat "$failed")
+	{ [ -n "$at" ] && [ "$(git rev-parse HEAD)" != "$at" ]; } ||
+		[ -n "$(git status --porcelain --untracked-files=no)" ]
+}
 
 if [ ! -d "$src/.git" ] || [ "$(cat "$src/.git/nosuid-tarball" 2>/dev/null)" != "$tar_id" ]; then
+	# A new tarball (7.3's point releases come by themselves) unpacks a
+	# new tree: never over work that is not in the patches yet.
+	[ ! -d "$src/.git" ] || ! unsaved ||
+		die "$tarball changed ($DEB_LABEL) but $src has commits or changes not in ${pdir#"$top"/}: run 'make export' to save them, or 'make reset-tree' to drop them, before it is unpacked again"
 	echo "unpacking $tarball ($DEB_LABEL) into $src"
 	rm -rf "$src" "$src.tmp"
 	mkdir -p "$src.tmp"
@@ -52,8 +67,6 @@ fi
 kver=$(make -s -C "$src" kernelversion)
 
 sum=$(cat /dev/null "${patches[@]}" | sha256sum | cut -d' ' -f1)
-state=$src/.git/nosuid-series	# "<sum of patches> <HEAD after am>"
-failed=$src/.git/nosuid-failed	# HEAD where a patch last failed to apply
 head=$(git rev-parse HEAD)
 if [ -f "$state" ]; then
 	read -r old_sum old_head < "$state"
