@@ -48,7 +48,9 @@ LAYERS   := nosuid network userns
 SELFTESTS := $(notdir $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile)))
 # In-tree kselftests run too: lsm checks the new LSM's id and name.
 TREE_SELFTESTS := lsm
-FRAGMENTS := config/kernel.config config/upstream.config $(wildcard $(SELFTESTS:%=selftests/%/config)) \
+# config/base-$(BASE).config: the options whose name differs by base.
+FRAGMENTS := config/kernel.config config/upstream.config $(wildcard config/base-$(BASE).config) \
+	$(wildcard $(SELFTESTS:%=selftests/%/config)) \
 	$(TREE_SELFTESTS:%=$(SRC)/tools/testing/selftests/%/config)
 CCACHE   := $(shell command -v ccache 2>/dev/null)
 # kbuild gives the compiler absolute paths: ccache makes those under the

@@ -47,6 +47,7 @@ mkdir -p "$obj" "$log"
 xz -dc "$cfg" > "$obj/debian.config"
 debian_lsm=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$obj/debian.config")
 frags=("$top"/config/kernel.config "$top"/selftests/*/config)
+[ -f "$top/config/base-$BASE.config" ] && frags+=("$top/config/base-$BASE.config")
 cat > "$obj/build-only.config" <<EOF
 # CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT is not set
 CONFIG_DEBUG_INFO_NONE=y
@@ -62,7 +63,7 @@ kmake -s olddefconfig
 # test pass or skip for the wrong reason); LOCALVERSION is ours to change.
 grep -v LOCALVERSION "$top/config/kernel.config" > "$obj/kernel-no-localversion.config"
 "$top/scripts/check-config.sh" "$obj/.config" "$obj/kernel-no-localversion.config" \
-	"$top"/selftests/*/config "$obj/build-only.config"
+	"${frags[@]:1}" "$obj/build-only.config"
 echo "debian config: $(grep -c '=y$' "$obj/.config") built-in options, CONFIG_LSM=\"$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$obj/.config")\""
 kmake -s -j"$(($(nproc) + 1))" bzImage
 release=$(kmake -s kernelrelease)

@@ -52,6 +52,7 @@ mapfile -t targets < <("$top/scripts/series-selftests.sh" "$src")
 [ ${#targets[@]} -gt 0 ] || die "the series adds no selftests directory"
 echo "series selftests: ${targets[*]}"
 frags=("$top/config/kernel.config" "$top/config/upstream.config")
+[ -f "$top/config/base-$BASE.config" ] && frags+=("$top/config/base-$BASE.config")
 for t in "${targets[@]}"; do
 	[ -f "$src/tools/testing/selftests/$t/config" ] &&
 		frags+=("$src/tools/testing/selftests/$t/config")

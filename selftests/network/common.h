@@ -208,7 +208,14 @@ static inline int recv_ping(int fd)
 	ssize_t n;
 
 	set_timeout(fd);
-	n = recv(fd, buf, sizeof(buf), 0);
+	/*
+	 * With a receive timeout, a blocked recv() returns EINTR instead of
+	 * restarting when task work interrupts it: io_uring's, after a
+	 * request that io-wq completed.  That is not a result: wait again.
+	 */
+	do
+		n = recv(fd, buf, sizeof(buf), 0);
+	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	return n == 4 && !memcmp(buf, "ping", 4) ? 0 : -EBADMSG;

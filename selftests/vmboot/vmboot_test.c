@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sanity of the test guest itself: the kernel that booted is the patched
- * 6.12 of this series and the unprivileged user the other tests drop to
+ * kernel whose headers built these tests (7.3, or the 6.12 backport) and
+ * the unprivileged user the other tests drop to
  * exists.  If these fail, no other result of the run means anything.
  */
 #define _GNU_SOURCE
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/prctl.h>
+#include <linux/version.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -16,14 +18,19 @@
 
 #include "../kselftest_harness.h"
 
-TEST(kernel_is_patched_6_12)
+TEST(kernel_is_the_patched_base)
 {
+	char base[32];
 	struct utsname u;
 	const char *local;
 
 	ASSERT_EQ(0, uname(&u));
 	TH_LOG("kernel %s %s", u.release, u.version);
-	ASSERT_EQ(0, strncmp(u.release, "6.12.", 5));
+	/* The base the harness built: the headers the tests were built with. */
+	snprintf(base, sizeof(base), "%d.%d.", LINUX_VERSION_MAJOR,
+		 LINUX_VERSION_PATCHLEVEL);
+	ASSERT_EQ(0, strncmp(u.release, base, strlen(base)))
+		TH_LOG("booted %s, tests built for %s", u.release, base);
 	/*
 	 * CONFIG_LOCALVERSION of config/kernel.config, "-nosuid", alone or
 	 * followed by another suffix (make debian-config-check: -nosuid-debian).
