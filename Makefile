@@ -189,7 +189,6 @@ series-check: series
 	@$(MAKE) --no-print-directory _kernel
 	@scripts/build-base.sh $(B)/series-base-build.log
 	@scripts/series-check.sh
-	@BISECT=compile scripts/bisect-check.sh
 
 series-apply-check: series
 	@$(MAKE) --no-print-directory _image

@@ -5,7 +5,7 @@
 # W=1 without a warning in the files that patch touches, and at each layer
 # boundary the kernel boots and passes the selftests that prefix has
 # (series-selftests-boot.sh).
-# BISECT=compile (make series-check, CI) keeps only the W=1 part: at each
+# BISECT=compile (make bisect-check BISECT=compile) keeps only the W=1 part: at each
 # prefix, that patch's C files compile against that prefix's headers and
 # config; no vmlinux, no boot.  The full walk recompiles the half of the
 # tree that includes user_namespace.h (patch 16) and costs about 25 minutes.

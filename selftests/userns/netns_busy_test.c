@@ -16,8 +16,11 @@
  *
  * The io_uring threads are the easy ones to miss: io-wq workers are made
  * on demand with the nsproxy of the task that queued the work, and they
- * outlive the ring they were made for (idle workers linger, the last one
- * of a task until it exits); an SQPOLL thread lives as long as its ring.
+ * belong to the task, not to the ring they were made for.  They outlive
+ * that ring: the last idle worker of a task stays as long as the task has
+ * any ring open (6.x keeps it until the task exits; 7.x lets it go with the
+ * task's last ring, IO_WQ_BIT_EXIT_ON_IDLE).  An SQPOLL thread lives as
+ * long as its ring.
  *
  * Every case runs in a child that becomes uid 1000 and nosuid before it
  * makes any other task (PR_SET_NOSUID itself wants the caller alone) and
@@ -570,15 +573,28 @@ TEST(iowq_worker)
 	expect_refused(_metadata, &o->with);
 }
 
+/*
+ * The worker is made for one ring, which is then closed, while the task
+ * keeps another ring open.  The worker belongs to the task's io-wq, not to
+ * the closed ring: it stays, still in the old netns, and would serve the
+ * other ring.  The other ring is what keeps it on every base: on 7.x the
+ * task's last ring going away would let the worker exit on its own
+ * (IO_WQ_BIT_EXIT_ON_IDLE), at a moment of the scheduler's choosing, and
+ * the test would race it (CI saw the worker gone by the unshare once).
+ */
 static int iowq_worker_ring_closed_case(struct outcome *o)
 {
-	struct ring r;
+	struct ring r, other;
+	int err;
 
+	err = ring_init(&other, 0);
+	if (err)
+		return fail(o, "io_uring_setup of the ring kept open", -err);
 	if (start_iowq_worker(o, &r))
 		return -1;
-	/* The worker belongs to the task, not to the ring: it stays. */
 	ring_exit(&r);
 	try_unshare(&o->with, IOWQ_WORKER);
+	ring_exit(&other);
 	return 0;
 }
 
