@@ -216,6 +216,43 @@ static void read_status(void)
 	status[n > 0 ? n : 0] = '\0';
 }
 
+/*
+ * The other threads hold what this one holds: they inherited it, or
+ * PR_NOSUID_TSYNC and PR_NETWORK_TSYNC gave it to all at once, or to none.
+ */
+static void check_other_threads(void)
+{
+	char path[300], buf[4096], *p;
+	struct dirent *de;
+	long nosuid, gated;
+	ssize_t n;
+	DIR *d;
+	int fd;
+
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		p = strstr(buf, "\nNoSUID:");
+		nosuid = p ? strtol(p + 8, NULL, 10) : -1;
+		p = strstr(buf, "\nNoNetwork:");
+		gated = p ? strtol(p + 11, NULL, 10) : -1;
+		if (nosuid != m.nosuid || (have_net && gated != m.gated))
+			violation("then thread %s has NoSUID: %ld NoNetwork: %ld",
+				  de->d_name, nosuid, gated);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Contract 3: the state never goes back, nor moves without a success. */
 static void check_state(void)
 {
@@ -236,6 +273,8 @@ static void check_state(void)
 	    (have_net && status_num("NoNetwork", 10) != m.gated))
 		violation("then /proc/self/status has NoSUID: %lld NoNetwork: %lld",
 			  status_num("NoSUID", 10), status_num("NoNetwork", 10));
+	if (m.threads)
+		check_other_threads();
 }
 
 /* Ids and capabilities as the kernel shows them, once the state is set. */
@@ -319,20 +358,28 @@ static void check_result(long r, unsigned int want)
 	violation("returned %s, expected %s", ename(r), buf);
 }
 
-/* One PR_SET_* call checked against the model, which it then updates. */
+/*
+ * One PR_SET_* call checked against the model, which it then updates.
+ * arg3 bit 0 is PR_NOSUID_TSYNC and PR_NETWORK_TSYNC: then the other
+ * threads, which hold the same credentials as this one (set_privilege()
+ * runs before any is made), take the change too and are no reason for
+ * EBUSY; a tracee still is.
+ */
 static void set_prctl(int opt, unsigned long a2, unsigned long a3,
 		      unsigned long a4, unsigned long a5)
 {
 	bool nosuid = opt == PR_SET_NOSUID;
-	bool valid = (nosuid ? a2 == 1 : !(a2 & ~1UL)) && !a3 && !a4 && !a5;
+	bool valid = (nosuid ? a2 == 1 : !(a2 & ~1UL)) && !(a3 & ~1UL) &&
+		     !a4 && !a5;
+	bool busy_now = (a3 & 1) ? m.traced : busy();
 	long r;
 
 	CALL("prctl(%s, %#lx, %#lx, %#lx, %#lx)%s",
 	     nosuid ? "PR_SET_NOSUID" : "PR_SET_NETWORK", a2, a3, a4, a5,
 	     model());
 	r = res(prctl(opt, a2, a3, a4, a5));
-	check_result(r, !valid ? R_(EINVAL) : nosuid ? expect_nosuid(busy()) :
-		     expect_network(a2, busy()));
+	check_result(r, !valid ? R_(EINVAL) : nosuid ? expect_nosuid(busy_now) :
+		     expect_network(a2, busy_now));
 	if (!r && nosuid)
 		m.nosuid = true;
 	else if (!r)
@@ -355,14 +402,17 @@ static unsigned long mostly_0(void)
 static void op_prctl(int which)
 {
 	unsigned long a2 = mostly_0(), a3 = mostly_0(), a4 = mostly_0();
+	unsigned long tsync = chance(30) ? 1 : a2;
 	bool nosuid = chance(50);
 	long r;
 
+	/* arg3 is the TSYNC flag word: 1 in 30 % of the calls. */
 	if (which == 0)
-		return set_prctl(PR_SET_NOSUID, chance(70) ? 1 : odd_arg(), a2, a3, a4);
+		return set_prctl(PR_SET_NOSUID, chance(70) ? 1 : odd_arg(),
+				 tsync, a3, a4);
 	if (which == 1)
 		return set_prctl(PR_SET_NETWORK, chance(60) ? PR_NETWORK_OFF :
-				 chance(50) ? 0 : odd_arg(), a2, a3, a4);
+				 chance(50) ? 0 : odd_arg(), tsync, a3, a4);
 	CALL("prctl(%s, %#lx, %#lx, %#lx, 0)%s",
 	     nosuid ? "PR_GET_NOSUID" : "PR_GET_NETWORK", a2, a3, a4, model());
 	r = res(prctl(nosuid ? PR_GET_NOSUID : PR_GET_NETWORK, a2, a3, a4, 0));
@@ -1242,9 +1292,11 @@ static __noreturn void child(void)
 	check_state();
 	/* Often close the gate at once: most calls then come behind it. */
 	if (chance(40)) {
-		set_prctl(PR_SET_NOSUID, 1, 0, 0, 0);
+		unsigned long tsync = m.threads && chance(70) ? 1 : 0;
+
+		set_prctl(PR_SET_NOSUID, 1, tsync, 0, 0);
 		if (have_net)
-			set_prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0);
+			set_prctl(PR_SET_NETWORK, PR_NETWORK_OFF, tsync, 0, 0);
 		check_state();
 	}
 	for (i = 0; i < ARRAY_SIZE(ops); i++)

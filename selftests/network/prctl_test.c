@@ -106,7 +106,11 @@ TEST(extra_args)
 {
 	become_user(_metadata);
 	REQUIRE_NETWORK_PRCTL();
-	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 1, 0, 0));
+	/* arg3 bit 0 is PR_NETWORK_TSYNC (tsync_test.c); no other. */
+	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 2, 0, 0));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF,
+			    PR_NETWORK_TSYNC | (1UL << 63), 0, 0));
 	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 1, 0));
 	ASSERT_EQ(EINVAL, errno);

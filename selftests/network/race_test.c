@@ -12,12 +12,17 @@
  *
  * Each try is a fresh pair: P (uid 1000; nosuid already when the gate is
  * tested) forks C, both spin on a flag in shared memory, then C calls
- * PTRACE_TRACEME while P calls the prctl.  A delay on one side or the
+ * PTRACE_TRACEME while P calls the prctl.  In the *_tsync variants P has a
+ * second thread, which forks C (so C's tracer would be that thread, not
+ * the caller), and P's prctl applies to both threads (PR_NOSUID_TSYNC,
+ * PR_NETWORK_TSYNC): the other thread's flag or gate must be ordered
+ * against TRACEME as the caller's is.  A delay on one side or the
  * other, adjusted after each try, keeps the two calls meeting.  On one CPU
  * there is no race to see: the test skips there (the vmboot test fails on
  * such a guest).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <time.h>
@@ -116,14 +121,15 @@ run_tracee(struct shared *sh, unsigned int loops)
 	_exit(0);
 }
 
-static void call_prctl(struct shared *sh, enum prctl_layer layer)
+static void call_prctl(struct shared *sh, enum prctl_layer layer, bool tsync)
 {
 	int ret;
 
 	if (layer == LAYER_NETWORK)
-		ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0);
+		ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF,
+			    tsync ? PR_NETWORK_TSYNC : 0, 0, 0);
 	else
-		ret = prctl(PR_SET_NOSUID, 1, 0, 0, 0);
+		ret = prctl(PR_SET_NOSUID, 1, tsync ? PR_NOSUID_TSYNC : 0, 0, 0);
 	sh->prctl_errno = ret ? errno : 0;
 	sh->prctl_ret = ret;
 }
@@ -145,10 +151,34 @@ static bool reap(pid_t pid)
 	}
 }
 
-static __noreturn void
-run_tracer(struct shared *sh, enum prctl_layer layer, enum order order,
-	   unsigned int loops_p, unsigned int loops_c)
+/* The *_tsync variants: C's parent is P's second thread. */
+struct forker {
+	struct shared *sh;
+	unsigned int loops_c;
+	pid_t pid;
+	int hold[2];
+};
+
+static void *fork_tracee(void *arg)
 {
+	struct forker *f = arg;
+	pid_t pid;
+	char c;
+
+	pid = fork();
+	if (pid == 0)
+		run_tracee(f->sh, f->loops_c);
+	__atomic_store_n(&f->pid, pid, __ATOMIC_RELEASE);
+	/* Alive until P is done: a thread of P when the prctl runs. */
+	return read(f->hold[0], &c, 1) == 1 ? NULL : (void *)1;
+}
+
+static __noreturn void
+run_tracer(struct shared *sh, enum prctl_layer layer, bool tsync,
+	   enum order order, unsigned int loops_p, unsigned int loops_c)
+{
+	struct forker f = { .sh = sh, .loops_c = loops_c };
+	pthread_t thread;
 	pid_t pid;
 
 	if (setgroups(0, NULL) || setresgid(USER_ID, USER_ID, USER_ID) ||
@@ -163,42 +193,54 @@ run_tracer(struct shared *sh, enum prctl_layer layer, enum order order,
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		SETUP_FAILED(sh);
 
-	pid = fork();
+	if (tsync) {
+		if (pipe(f.hold) ||
+		    pthread_create(&thread, NULL, fork_tracee, &f))
+			SETUP_FAILED(sh);
+		while (!(pid = __atomic_load_n(&f.pid, __ATOMIC_ACQUIRE)))
+			;
+	} else {
+		pid = fork();
+		if (pid == 0)
+			run_tracee(sh, loops_c);
+	}
 	if (pid < 0)
 		SETUP_FAILED(sh);
-	if (pid == 0)
-		run_tracee(sh, loops_c);
 
 	switch (order) {
 	case NO_PRCTL:
 		set_flag(&sh->go);
 		break;
 	case PRCTL_FIRST:
-		call_prctl(sh, layer);
+		call_prctl(sh, layer, tsync);
 		set_flag(&sh->go);
 		break;
 	case TRACEME_FIRST:
 		set_flag(&sh->go);
 		if (!wait_flag(&sh->traceme_done))
 			SETUP_FAILED(sh);
-		call_prctl(sh, layer);
+		call_prctl(sh, layer, tsync);
 		break;
 	case RACE:
 		if (!wait_flag(&sh->ready))
 			SETUP_FAILED(sh);
 		set_flag(&sh->go);
 		delay(loops_p);
-		call_prctl(sh, layer);
+		call_prctl(sh, layer, tsync);
 		break;
 	}
+	/* Children of either thread are P's to reap. */
 	if (!reap(pid))
+		SETUP_FAILED(sh);
+	if (tsync && (write(f.hold[1], "", 1) != 1 ||
+		      pthread_join(thread, NULL)))
 		SETUP_FAILED(sh);
 	_exit(0);
 }
 
 /* One try in a fresh P and C; the results are left in *sh. */
 static void try_once(struct __test_metadata *const _metadata,
-		     struct shared *sh, enum prctl_layer layer,
+		     struct shared *sh, enum prctl_layer layer, bool tsync,
 		     enum order order, unsigned int loops_p,
 		     unsigned int loops_c)
 {
@@ -211,7 +253,7 @@ static void try_once(struct __test_metadata *const _metadata,
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
-		run_tracer(sh, layer, order, loops_p, loops_c);
+		run_tracer(sh, layer, tsync, order, loops_p, loops_c);
 	ASSERT_EQ(0, wait_child(pid));
 	ASSERT_EQ(0, sh->setup_line)
 	{
@@ -227,6 +269,7 @@ FIXTURE(race)
 FIXTURE_VARIANT(race)
 {
 	enum prctl_layer layer;
+	bool tsync;
 };
 
 FIXTURE_VARIANT_ADD(race, network)
@@ -238,6 +281,18 @@ FIXTURE_VARIANT_ADD(race, network)
 FIXTURE_VARIANT_ADD(race, nosuid)
 {
 	.layer = LAYER_NOSUID,
+};
+
+FIXTURE_VARIANT_ADD(race, network_tsync)
+{
+	.layer = LAYER_NETWORK,
+	.tsync = true,
+};
+
+FIXTURE_VARIANT_ADD(race, nosuid_tsync)
+{
+	.layer = LAYER_NOSUID,
+	.tsync = true,
 };
 
 FIXTURE_SETUP(race)
@@ -270,18 +325,20 @@ TEST_F(race, sequential)
 	struct shared *sh = self->sh;
 
 	/* Control: without the prctl, TRACEME succeeds. */
-	try_once(_metadata, sh, variant->layer, NO_PRCTL, 0, 0);
+	try_once(_metadata, sh, variant->layer, variant->tsync, NO_PRCTL, 0, 0);
 	EXPECT_EQ(0, sh->traceme_ret)
 	{
 		TH_LOG("TRACEME alone: %s", strerror(sh->traceme_errno));
 	}
 
-	try_once(_metadata, sh, variant->layer, TRACEME_FIRST, 0, 0);
+	try_once(_metadata, sh, variant->layer, variant->tsync, TRACEME_FIRST,
+		 0, 0);
 	EXPECT_EQ(0, sh->traceme_ret);
 	EXPECT_EQ(-1, sh->prctl_ret);
 	EXPECT_EQ(EBUSY, sh->prctl_errno);
 
-	try_once(_metadata, sh, variant->layer, PRCTL_FIRST, 0, 0);
+	try_once(_metadata, sh, variant->layer, variant->tsync, PRCTL_FIRST,
+		 0, 0);
 	EXPECT_EQ(0, sh->prctl_ret)
 	{
 		TH_LOG("prctl: %s", strerror(sh->prctl_errno));
@@ -347,8 +404,8 @@ TEST_F_TIMEOUT(race, race, 120)
 		SKIP(return, "needs two CPUs to race");
 
 	for (i = 0; i < RACE_TRIES; i++) {
-		try_once(_metadata, sh, variant->layer, RACE, loops_p,
-			 loops_c);
+		try_once(_metadata, sh, variant->layer, variant->tsync, RACE,
+			 loops_p, loops_c);
 		/* A prctl that returned 0 won, whatever TRACEME did. */
 		next_delays(&d, sh->prctl_ret == 0, &loops_p, &loops_c);
 		if (sh->traceme_ret == 0 && sh->prctl_ret == -1 &&

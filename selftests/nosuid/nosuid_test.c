@@ -297,8 +297,13 @@ FIXTURE_VARIANT_ADD(bad_args, set_arg2_high_bits) {
 	.option = PR_SET_NOSUID, .arg2 = (1UL << 32) | 1,
 };
 
-FIXTURE_VARIANT_ADD(bad_args, set_arg3) {
-	.option = PR_SET_NOSUID, .arg2 = 1, .arg3 = 1,
+FIXTURE_VARIANT_ADD(bad_args, set_arg3_unknown_bit) {
+	/* Bit 0 is PR_NOSUID_TSYNC (section 8); the others are unknown. */
+	.option = PR_SET_NOSUID, .arg2 = 1, .arg3 = 2,
+};
+
+FIXTURE_VARIANT_ADD(bad_args, set_arg3_high_bits) {
+	.option = PR_SET_NOSUID, .arg2 = 1, .arg3 = (1UL << 32) | 1,
 };
 
 FIXTURE_VARIANT_ADD(bad_args, set_arg4) {
@@ -1932,6 +1937,606 @@ TEST(landlock_after_flag)
 	ASSERT_EQ(0, syscall(__NR_landlock_restrict_self, ruleset, 0));
 	EXPECT_EQ(-1, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	EXPECT_EQ(EACCES, errno);
+}
+
+/*
+ * 8. Every thread at once: PR_NOSUID_TSYNC in arg3 sets the flag on every
+ * thread of the process, or on none.  Each thread's own flags are read from
+ * /proc/self/task/TID/status.  Without PR_NOSUID_TSYNC the same process
+ * gets EBUSY (other_thread_busy): that is each test's control, or the
+ * same call succeeding once the one thing wrong is put right.
+ */
+#define MAX_THREADS 64
+
+/* Counts the tasks of this process whose @key line of status is @value. */
+static int tasks_with(const char *key, int value, int *total)
+{
+	char path[300], line[128];
+	struct dirent *de;
+	int n = 0, v;
+	DIR *d;
+	FILE *f;
+
+	*total = 0;
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* exited meanwhile */
+		(*total)++;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, key, strlen(key)) &&
+			    sscanf(line + strlen(key), " %d", &v) == 1 &&
+			    v == value)
+				n++;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Every task of this process has (@value 1) or lacks (0) both flags. */
+static void expect_all_threads(struct __test_metadata *const _metadata,
+			       int value)
+{
+	int total, nosuid, nnp;
+
+	nosuid = tasks_with("NoSUID:", value, &total);
+	EXPECT_EQ(total, nosuid)
+		TH_LOG("%d of %d tasks with NoSUID: %d", nosuid, total, value);
+	nnp = tasks_with("NoNewPrivs:", value, &total);
+	EXPECT_EQ(total, nnp)
+		TH_LOG("%d of %d tasks with NoNewPrivs: %d", nnp, total, value);
+}
+
+static int set_nosuid_all(void)
+{
+	return prctl(PR_SET_NOSUID, 1, PR_NOSUID_TSYNC, 0, 0);
+}
+
+/*
+ * A pool of threads: one in eight spins in user space (the call must reach
+ * it there), the others are blocked in read().
+ */
+struct pool {
+	int n, started;
+	pthread_t thread[MAX_THREADS];
+	int hold[2];
+	volatile int stop;
+};
+
+static void *pool_thread(void *arg)
+{
+	struct pool *p = arg;
+	char c;
+
+	if (__atomic_fetch_add(&p->started, 1, __ATOMIC_RELAXED) % 8)
+		return read(p->hold[0], &c, 1) < 0 ? (void *)1 : NULL;
+	while (!p->stop)
+		;
+	return NULL;
+}
+
+static void pool_start(struct __test_metadata *const _metadata,
+		       struct pool *p, int n)
+{
+	p->n = n;
+	p->started = 0;
+	p->stop = 0;
+	ASSERT_EQ(0, pipe2(p->hold, O_CLOEXEC));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(0, pthread_create(&p->thread[i], NULL, pool_thread, p));
+}
+
+static void pool_stop(struct __test_metadata *const _metadata,
+		      struct pool *p)
+{
+	p->stop = 1;
+	for (int i = 0; i < p->n; i++)
+		ASSERT_EQ(1, write(p->hold[1], "", 1));
+	for (int i = 0; i < p->n; i++)
+		ASSERT_EQ(0, pthread_join(p->thread[i], NULL));
+	close(p->hold[0]);
+	close(p->hold[1]);
+}
+
+FIXTURE(tsync)
+{
+	struct pool pool;
+};
+
+FIXTURE_VARIANT(tsync)
+{
+	int threads;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(tsync, threads_1) {
+	.threads = 1,
+};
+
+FIXTURE_VARIANT_ADD(tsync, threads_8) {
+	.threads = 8,
+};
+
+FIXTURE_VARIANT_ADD(tsync, threads_64) {
+	.threads = MAX_THREADS,
+};
+
+/* clang-format on */
+
+FIXTURE_SETUP(tsync)
+{
+	REQUIRE_NOSUID_AND_ROOT();
+	drop_to_user(_metadata);
+	pool_start(_metadata, &self->pool, variant->threads);
+}
+
+FIXTURE_TEARDOWN(tsync)
+{
+}
+
+/* A thread of a process that started its threads before it drops rights. */
+static void *set_from_thread(void *arg)
+{
+	return (void *)(long)(set_nosuid_all() ? errno : 0);
+}
+
+static void *get_in_new_thread(void *arg)
+{
+	return (void *)(long)(get_nosuid() * 2 + get_nnp());
+}
+
+TEST_F(tsync, sets_every_thread)
+{
+	pthread_t caller, late;
+	void *ret;
+
+	/* Control: the same process without the flag. */
+	ASSERT_EQ(-1, set_nosuid());
+	ASSERT_EQ(EBUSY, errno);
+	expect_all_threads(_metadata, 0);
+
+	/*
+	 * As a Go program would: from a thread that is not the group leader,
+	 * while the leader waits in pthread_join().
+	 */
+	ASSERT_EQ(0, pthread_create(&caller, NULL, set_from_thread, NULL));
+	ASSERT_EQ(0, pthread_join(caller, &ret));
+	ASSERT_EQ(0, (long)ret)
+		TH_LOG("PR_SET_NOSUID with PR_NOSUID_TSYNC: %s",
+		       strerror((long)ret));
+	expect_all_threads(_metadata, 1);
+	EXPECT_EQ(1, get_nosuid());
+	/* Threads made afterwards inherit it; a second call is a no-op. */
+	ASSERT_EQ(0, pthread_create(&late, NULL, get_in_new_thread, NULL));
+	ASSERT_EQ(0, pthread_join(late, &ret));
+	EXPECT_EQ(3, (long)ret);
+	EXPECT_EQ(0, set_nosuid_all());
+	pool_stop(_metadata, &self->pool);
+}
+
+/*
+ * One thread fails a precondition: the call fails for all, with the errno
+ * of the single-thread rules, and no thread is left with the flag; once
+ * that thread is put right, the same call succeeds.  The threads change
+ * their own credentials with raw system calls: the C library would make
+ * every thread change together.
+ */
+enum odd_thread {
+	ODD_FSUID,	/* fsuid and suid not the uid: EPERM */
+	ODD_UID,	/* consistent, but another user: EPERM */
+	ODD_CAPABILITY,	/* a permitted capability kept: EACCES */
+	ODD_TRACER,	/* ptraces a child: EBUSY */
+};
+
+struct odd {
+	enum odd_thread kind;
+	int step[2];	/* 0: the thread does its change; 1: it undoes it */
+	int done[2];
+	pid_t tracee;
+};
+
+static int raw_drop(uid_t r, uid_t e, uid_t s)
+{
+	if (syscall(SYS_setgroups, 0, NULL) ||
+	    syscall(SYS_setresgid, USER_GID, USER_GID, USER_GID))
+		return -1;
+	return syscall(SYS_setresuid, r, e, s);
+}
+
+static int odd_change(struct odd *o)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	switch (o->kind) {
+	case ODD_FSUID:
+		if (raw_drop(USER_UID, USER_UID, OTHER_ID))
+			return -1;
+		return syscall(SYS_setfsuid, OTHER_ID) == -1 ? -1 : 0;
+	case ODD_UID:
+		return raw_drop(OTHER_ID, OTHER_ID, OTHER_ID);
+	case ODD_CAPABILITY:
+		if (syscall(SYS_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0))
+			return -1;
+		if (raw_drop(USER_UID, USER_UID, USER_UID))
+			return -1;
+		/* Permitted kept, effective cleared: the cap is still held. */
+		if (syscall(SYS_capget, &hdr, data) || !data[0].permitted)
+			return -1;
+		return 0;
+	case ODD_TRACER:
+		if (raw_drop(USER_UID, USER_UID, USER_UID))
+			return -1;
+		return syscall(SYS_ptrace, PTRACE_SEIZE, o->tracee, 0, 0);
+	}
+	return -1;
+}
+
+static int odd_undo(struct odd *o)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	int status;
+
+	switch (o->kind) {
+	case ODD_FSUID:
+		syscall(SYS_setfsuid, USER_UID);
+		return syscall(SYS_setresuid, -1, -1, USER_UID);
+	case ODD_UID:
+		return 1;	/* cannot be undone: see the caller */
+	case ODD_CAPABILITY:
+		return syscall(SYS_capset, &hdr, data);
+	case ODD_TRACER:
+		if (syscall(SYS_ptrace, PTRACE_INTERRUPT, o->tracee, 0, 0) ||
+		    waitpid(o->tracee, &status, __WALL) != o->tracee)
+			return -1;
+		return syscall(SYS_ptrace, PTRACE_DETACH, o->tracee, 0, 0);
+	}
+	return -1;
+}
+
+static void *odd_thread(void *arg)
+{
+	struct odd *o = arg;
+	char c = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (read(o->step[0], &c, 1) != 1)
+			return (void *)1;
+		c = (i ? odd_undo(o) : odd_change(o)) ? 1 : 0;
+		if (write(o->done[1], &c, 1) != 1)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static int odd_do(struct odd *o)
+{
+	char c = 1;
+
+	if (write(o->step[1], "", 1) != 1 || read(o->done[0], &c, 1) != 1)
+		return -1;
+	return c;
+}
+
+FIXTURE(odd_thread)
+{
+	struct odd odd;
+	pthread_t thread;
+	int hold[2];
+	pid_t tracee;
+};
+
+FIXTURE_VARIANT(odd_thread)
+{
+	enum odd_thread kind;
+	int error;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(odd_thread, fsuid) {
+	.kind = ODD_FSUID, .error = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(odd_thread, other_uid) {
+	.kind = ODD_UID, .error = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(odd_thread, capability) {
+	.kind = ODD_CAPABILITY, .error = EACCES,
+};
+
+FIXTURE_VARIANT_ADD(odd_thread, tracer) {
+	.kind = ODD_TRACER, .error = EBUSY,
+};
+
+/* clang-format on */
+
+FIXTURE_SETUP(odd_thread)
+{
+	char c;
+
+	REQUIRE_NOSUID_AND_ROOT();
+	memset(&self->odd, 0, sizeof(self->odd));
+	self->odd.kind = variant->kind;
+	ASSERT_EQ(0, pipe2(self->hold, O_CLOEXEC));
+	self->tracee = fork();
+	ASSERT_LE(0, self->tracee);
+	if (self->tracee == 0) {
+		close(self->hold[1]);
+		if (setresgid(USER_GID, USER_GID, USER_GID) ||
+		    setresuid(USER_UID, USER_UID, USER_UID))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		_exit(read(self->hold[0], &c, 1) == 1 ? 0 : 1);
+	}
+	self->odd.tracee = self->tracee;
+	ASSERT_EQ(0, pipe2(self->odd.step, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(self->odd.done, O_CLOEXEC));
+	/* Made while root: it then changes its own credentials only. */
+	ASSERT_EQ(0, pthread_create(&self->thread, NULL, odd_thread,
+				    &self->odd));
+	ASSERT_EQ(0, raw_drop(USER_UID, USER_UID, USER_UID));
+	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+}
+
+FIXTURE_TEARDOWN(odd_thread)
+{
+	int status;
+
+	write(self->hold[1], "", 1);
+	waitpid(self->tracee, &status, 0);
+}
+
+TEST_F(odd_thread, fails_for_all)
+{
+	ASSERT_EQ(0, odd_do(&self->odd))
+		TH_LOG("the thread could not make its change: the test is broken");
+
+	ASSERT_EQ(-1, set_nosuid_all());
+	EXPECT_EQ(variant->error, errno)
+		TH_LOG("PR_NOSUID_TSYNC beside the odd thread: %s",
+		       strerror(errno));
+	expect_all_threads(_metadata, 0);
+
+	/* Control: the thread put right, the same call succeeds. */
+	if (variant->kind == ODD_UID) {
+		/* A thread cannot take back its old uid: it leaves. */
+		ASSERT_EQ(0, odd_do(&self->odd) == 1 ? 0 : -1);
+		ASSERT_EQ(0, pthread_join(self->thread, NULL));
+	} else {
+		ASSERT_EQ(0, odd_do(&self->odd));
+	}
+	ASSERT_EQ(0, set_nosuid_all())
+		TH_LOG("control: %s", strerror(errno));
+	expect_all_threads(_metadata, 1);
+}
+
+/*
+ * Another process on the same memory is not a thread: it still gets
+ * EBUSY with PR_NOSUID_TSYNC (nosuid.rst says why), and the same call
+ * succeeds once it is gone.
+ */
+TEST(tsync_clone_vm_process_busy)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct pool pool;
+	int hold[2], status;
+	pid_t pid;
+
+	REQUIRE_NOSUID_AND_ROOT();
+	drop_to_user(_metadata);
+	pool_start(_metadata, &pool, 2);
+	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
+	pid = clone(wait_in_clone, stack + sizeof(stack), CLONE_VM | SIGCHLD,
+		    &hold[0]);
+	ASSERT_LT(0, pid);
+
+	ASSERT_EQ(-1, set_nosuid_all());
+	EXPECT_EQ(EBUSY, errno);
+	expect_all_threads(_metadata, 0);
+
+	/* Control: reaped, the threads alone do not stand in the way. */
+	ASSERT_EQ(1, write(hold[1], "", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, set_nosuid_all());
+	expect_all_threads(_metadata, 1);
+	pool_stop(_metadata, &pool);
+}
+
+/*
+ * Races, on two CPUs that run in parallel: threads made and joined in a
+ * tight loop while the call runs, and another thread's exec of a setuid
+ * program.  Each try is a fresh forked child (the flag cannot be cleared).
+ */
+#define RACE_TRIES 200
+
+#define REQUIRE_TWO_CPUS()                                                \
+	do {                                                              \
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)                    \
+			SKIP(return, "one CPU: nothing would run in parallel"); \
+	} while (0)
+
+static volatile int churn_stop, call_returned, unset_after_call;
+
+/*
+ * Any thread that runs user code once the call has returned must have the
+ * flag, whether it was made before the call, during it or after it.
+ */
+static void check_after_call(void)
+{
+	if (call_returned && get_nosuid() != 1)
+		__atomic_fetch_add(&unset_after_call, 1, __ATOMIC_RELAXED);
+}
+
+static void *churned(void *arg)
+{
+	check_after_call();
+	return arg;
+}
+
+static void *churn(void *arg)
+{
+	pthread_t t;
+
+	while (!churn_stop) {
+		if (!pthread_create(&t, NULL, churned, NULL))
+			pthread_join(t, NULL);
+		check_after_call();
+	}
+	return NULL;
+}
+
+/* Exit code: 0, the errno of the call, 100 + n for n threads left unset. */
+static __noreturn void churn_try(void)
+{
+	pthread_t churner;
+	int err = 0;
+
+	if (pthread_create(&churner, NULL, churn, NULL))
+		_exit(201);
+	usleep(rand() % 200);
+	if (set_nosuid_all())
+		err = errno;
+	else
+		call_returned = 1;
+	usleep(1000);
+	churn_stop = 1;
+	if (pthread_join(churner, NULL))
+		_exit(202);
+	if (err)
+		_exit(err);
+	_exit(unset_after_call ? 100 + (unset_after_call > 50 ? 50 :
+					unset_after_call) : 0);
+}
+
+TEST(tsync_race_thread_churn)
+{
+	int status, fails = 0, code;
+	pid_t pid;
+
+	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TWO_CPUS();
+	drop_to_user(_metadata);
+	for (int i = 0; i < RACE_TRIES; i++) {
+		srand(i);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			churn_try();
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		code = WEXITSTATUS(status);
+		if (code && fails++ < 5)
+			TH_LOG("try %d: %s", i, code > 100 ?
+			       "a thread was left without the flag" :
+			       strerror(code));
+	}
+	EXPECT_EQ(0, fails);
+}
+
+/*
+ * One thread execs a setuid-root program while another sets the flag on
+ * all.  Exec kills the other threads, so either the call returned first and
+ * the program gains nothing, or the call never returned and the program
+ * runs with no flag: never a flag with privilege, never a returned call
+ * and privilege.  The call's result goes to a mapping shared with the test.
+ */
+FIXTURE(tsync_exec)
+{
+	char dir[64], helper[96];
+};
+
+FIXTURE_SETUP(tsync_exec)
+{
+	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TWO_CPUS();
+	make_dir(_metadata, self->dir);
+	snprintf(self->helper, sizeof(self->helper), "%s/report", self->dir);
+	install_helper(_metadata, "nosuid_report", self->helper, 04755, 0, 0);
+}
+
+FIXTURE_TEARDOWN_PARENT(tsync_exec)
+{
+	remove_dir(self->dir);
+}
+
+static void *exec_after_delay(void *arg)
+{
+	char *const *argv = arg;
+
+	usleep(rand() % 300);
+	execv(argv[0], argv);
+	_exit(203);
+}
+
+TEST_F(tsync_exec, race_with_setuid_exec)
+{
+	char *const argv[] = { self->helper, NULL };
+	int *result, status, won[2] = {}, bad = 0;
+	char report[REPORT_SIZE];
+	ssize_t n, len;
+	int pipefd[2];
+	pid_t pid;
+
+	result = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, result);
+	for (int i = 0; i < RACE_TRIES; i++) {
+		pthread_t t;
+
+		*result = -1;
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			srand(i);
+			ASSERT_EQ(1, dup2(pipefd[1], 1));
+			drop_to_user(_metadata);
+			if (pthread_create(&t, NULL, exec_after_delay,
+					   (void *)argv))
+				_exit(201);
+			usleep(rand() % 300);
+			*result = set_nosuid_all() ? errno : 0;
+			pause();	/* until the exec kills this thread */
+			_exit(202);
+		}
+		close(pipefd[1]);
+		len = 0;
+		while ((n = read(pipefd[0], report + len,
+				 REPORT_SIZE - 1 - len)) > 0)
+			len += n;
+		report[len] = '\0';
+		close(pipefd[0]);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+		if (*result == 0) {
+			won[0]++;
+			bad += report_get(report, "euid") != USER_UID ||
+			       report_get(report, "nosuid") != 1;
+		} else {
+			won[1]++;
+			bad += report_get(report, "nosuid") == 1 &&
+			       report_get(report, "euid") != USER_UID;
+			/* Nothing but the kill by exec stops the call. */
+			bad += *result != -1;
+		}
+	}
+	TH_LOG("%d tries: the call returned first %d times, the exec won %d",
+	       RACE_TRIES, won[0], won[1]);
+	EXPECT_EQ(0, bad);
 }
 
 TEST_HARNESS_MAIN

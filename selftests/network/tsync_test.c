@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PR_NETWORK_TSYNC: prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC)
+ * closes the gate of every thread of the process, or of none.  A program
+ * whose runtime started threads before main() (Go, the JVM, tokio) can
+ * then drop its network mid-run, as a single-threaded one can.
+ *
+ * Each thread tries socket(AF_INET) itself, before the call (the control:
+ * it works) and after (EPERM); AF_UNIX keeps working.  Without the flag the
+ * same process gets EBUSY.  The race of the other threads' TRACEME against
+ * the call is in race_test.c (race.network_tsync).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/ptrace.h>
+
+#include "common.h"
+
+#define MAX_THREADS 64
+
+/* 0 or -errno of socket(@family, SOCK_DGRAM), the socket closed. */
+static int try_socket(int family)
+{
+	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Counts this process's tasks whose NoNetwork: line says @value. */
+static int tasks_gated(int value, int *total)
+{
+	char path[300], line[128];
+	struct dirent *de;
+	int n = 0, v;
+	DIR *d;
+	FILE *f;
+
+	*total = 0;
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		(*total)++;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "NoNetwork: %d", &v) == 1 && v == value)
+				n++;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Threads that each try AF_INET once started (before) and once released
+ * (after).  One in eight spins in user space meanwhile, the others wait in
+ * read(): the call must reach both.
+ */
+struct pool {
+	int n, started;
+	pthread_t thread[MAX_THREADS];
+	int before[MAX_THREADS], after[MAX_THREADS], after_unix[MAX_THREADS];
+	int hold[2];
+	volatile int stop;
+};
+
+static void *pool_thread(void *arg)
+{
+	struct pool *p = arg;
+	int i = __atomic_fetch_add(&p->started, 1, __ATOMIC_ACQ_REL);
+	char c;
+
+	p->before[i] = try_socket(AF_INET);
+	if (i % 8) {
+		if (read(p->hold[0], &c, 1) != 1)
+			return (void *)1;
+	} else {
+		while (!p->stop)
+			;
+	}
+	p->after[i] = try_socket(AF_INET);
+	p->after_unix[i] = try_socket(AF_UNIX);
+	return NULL;
+}
+
+static void pool_start(struct __test_metadata *const _metadata,
+		       struct pool *p, int n)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = n;
+	ASSERT_EQ(0, pipe2(p->hold, O_CLOEXEC));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(0, pthread_create(&p->thread[i], NULL, pool_thread, p));
+	while (__atomic_load_n(&p->started, __ATOMIC_ACQUIRE) < n)
+		usleep(1000);
+}
+
+static void pool_stop(struct __test_metadata *const _metadata,
+		      struct pool *p)
+{
+	p->stop = 1;
+	for (int i = 0; i < p->n; i++)
+		ASSERT_EQ(1, write(p->hold[1], "", 1));
+	for (int i = 0; i < p->n; i++)
+		ASSERT_EQ(0, pthread_join(p->thread[i], NULL));
+}
+
+static void *close_gate_from_thread(void *arg)
+{
+	long ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC, 0, 0);
+
+	return (void *)(ret ? (long)errno : 0L);
+}
+
+static void *set_nosuid_from_thread(void *arg)
+{
+	long ret = prctl(PR_SET_NOSUID, 1, PR_NOSUID_TSYNC, 0, 0);
+
+	return (void *)(ret ? (long)errno : 0L);
+}
+
+/* Runs @fn in a new thread, as a Go program's goroutine would; its errno. */
+static long in_thread(void *(*fn)(void *))
+{
+	pthread_t t;
+	void *ret;
+
+	if (pthread_create(&t, NULL, fn, NULL) || pthread_join(t, &ret))
+		return -1;
+	return (long)ret;
+}
+
+FIXTURE(tsync)
+{
+	struct pool pool;
+};
+
+FIXTURE_VARIANT(tsync)
+{
+	int threads;
+	bool nosuid_first;	/* nosuid before the threads, else with them */
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(tsync, threads_1) {
+	.threads = 1, .nosuid_first = true,
+};
+
+FIXTURE_VARIANT_ADD(tsync, threads_8) {
+	.threads = 8, .nosuid_first = true,
+};
+
+FIXTURE_VARIANT_ADD(tsync, threads_64) {
+	.threads = MAX_THREADS, .nosuid_first = true,
+};
+
+/*
+ * Both prctls in a process that had 64 threads before it gave up anything:
+ * one call each.
+ */
+FIXTURE_VARIANT_ADD(tsync, threads_64_both_calls) {
+	.threads = MAX_THREADS, .nosuid_first = false,
+};
+
+/* clang-format on */
+
+FIXTURE_SETUP(tsync)
+{
+	REQUIRE_NETWORK_PRCTL();
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	drop_to_user(_metadata);
+	if (variant->nosuid_first)
+		set_nosuid(_metadata);
+	pool_start(_metadata, &self->pool, variant->threads);
+}
+
+FIXTURE_TEARDOWN(tsync)
+{
+}
+
+TEST_F(tsync, closes_every_thread)
+{
+	struct pool *p = &self->pool;
+	int total, gated;
+
+	if (!variant->nosuid_first) {
+		/* The gate needs nosuid on every thread first. */
+		ASSERT_EQ(EPERM, in_thread(close_gate_from_thread));
+		ASSERT_EQ(0, in_thread(set_nosuid_from_thread));
+	}
+	/* Control: without the flag, the same process is refused. */
+	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, try_socket(AF_INET));
+
+	ASSERT_EQ(0, in_thread(close_gate_from_thread));
+	gated = tasks_gated(1, &total);
+	EXPECT_EQ(total, gated)
+		TH_LOG("%d of %d tasks behind the gate", gated, total);
+	EXPECT_EQ(PR_NETWORK_OFF, prctl(PR_GET_NETWORK, 0, 0, 0, 0));
+	EXPECT_EQ(-EPERM, try_socket(AF_INET));
+	pool_stop(_metadata, p);
+	for (int i = 0; i < p->n; i++) {
+		EXPECT_EQ(0, p->before[i]);
+		EXPECT_EQ(-EPERM, p->after[i])
+			TH_LOG("thread %d: socket(AF_INET) behind the gate: %s",
+			       i, p->after[i] ? strerror(-p->after[i]) : "made");
+		EXPECT_EQ(0, p->after_unix[i]);
+	}
+}
+
+/*
+ * A thread that ptraces a task would keep an ungated tracee: EBUSY for
+ * all, no gate closed; once it detached, the same call succeeds.
+ */
+struct tracer {
+	pid_t tracee;
+	int step[2], done[2];
+};
+
+static void *tracer_thread(void *arg)
+{
+	struct tracer *t = arg;
+	int status;
+	char c = 0;
+
+	if (read(t->step[0], &c, 1) != 1)
+		return (void *)1;
+	c = ptrace(PTRACE_SEIZE, t->tracee, 0, 0) ? 1 : 0;
+	if (write(t->done[1], &c, 1) != 1 || read(t->step[0], &c, 1) != 1)
+		return (void *)1;
+	c = ptrace(PTRACE_INTERRUPT, t->tracee, 0, 0) ||
+	    waitpid(t->tracee, &status, __WALL) != t->tracee ||
+	    ptrace(PTRACE_DETACH, t->tracee, 0, 0);
+	return write(t->done[1], &c, 1) == 1 ? NULL : (void *)1;
+}
+
+static int tracer_step(struct tracer *t)
+{
+	char c = 1;
+
+	if (write(t->step[1], "", 1) != 1 || read(t->done[0], &c, 1) != 1)
+		return -1;
+	return c;
+}
+
+TEST(tracer_thread_busy)
+{
+	int hold[2], status, total, gated;
+	struct tracer t;
+	pthread_t thread;
+	char c;
+
+	REQUIRE_NETWORK_PRCTL();
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	become_user(_metadata);
+	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
+	t.tracee = fork();
+	ASSERT_LE(0, t.tracee);
+	if (t.tracee == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		_exit(read(hold[0], &c, 1) == 1 ? 0 : 1);
+	}
+	ASSERT_EQ(0, pipe2(t.step, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(t.done, O_CLOEXEC));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, tracer_thread, &t));
+	ASSERT_EQ(0, tracer_step(&t))
+		TH_LOG("the thread could not attach: the test is broken");
+
+	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC,
+			    0, 0));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, tasks_gated(1, &total));
+	EXPECT_EQ(0, try_socket(AF_INET));
+
+	/* Control: detached, the same call closes every gate. */
+	ASSERT_EQ(0, tracer_step(&t));
+	ASSERT_EQ(0, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC,
+			   0, 0));
+	gated = tasks_gated(1, &total);
+	EXPECT_EQ(total, gated);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	ASSERT_EQ(1, write(hold[1], "", 1));
+	ASSERT_EQ(t.tracee, waitpid(t.tracee, &status, 0));
+}
+
+/*
+ * Threads made and joined in a tight loop while the gate closes: every
+ * thread that runs user code once the call has returned is behind the
+ * gate, whenever it was made.  200 fresh processes, on two CPUs.
+ */
+#define RACE_TRIES 200
+
+static volatile int churn_stop, call_returned, open_after_call;
+
+static void check_after_call(void)
+{
+	if (call_returned && try_socket(AF_INET) != -EPERM)
+		__atomic_fetch_add(&open_after_call, 1, __ATOMIC_RELAXED);
+}
+
+static void *churned(void *arg)
+{
+	check_after_call();
+	return arg;
+}
+
+static void *churn(void *arg)
+{
+	pthread_t t;
+
+	while (!churn_stop) {
+		if (!pthread_create(&t, NULL, churned, NULL))
+			pthread_join(t, NULL);
+		check_after_call();
+	}
+	return NULL;
+}
+
+static __noreturn void churn_try(unsigned int seed)
+{
+	pthread_t churner;
+	int err = 0;
+
+	if (pthread_create(&churner, NULL, churn, NULL))
+		_exit(201);
+	usleep(seed % 200);
+	if (prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC, 0, 0))
+		err = errno;
+	else
+		call_returned = 1;
+	usleep(1000);
+	churn_stop = 1;
+	if (pthread_join(churner, NULL))
+		_exit(202);
+	if (err)
+		_exit(err);
+	_exit(open_after_call ? 100 : 0);
+}
+
+TEST(race_thread_churn)
+{
+	int status, code, fails = 0;
+	pid_t pid;
+
+	REQUIRE_NETWORK_PRCTL();
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs to race");
+	become_user(_metadata);
+	for (int i = 0; i < RACE_TRIES; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			churn_try(i * 2654435761u);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		code = WEXITSTATUS(status);
+		if (code && fails++ < 5)
+			TH_LOG("try %d: %s", i, code == 100 ?
+			       "a thread made a socket after the call" :
+			       strerror(code));
+	}
+	EXPECT_EQ(0, fails);
+}
+
+TEST_HARNESS_MAIN
