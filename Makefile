@@ -166,7 +166,7 @@ $(B)/tools/%: tools/%.c $(SRC)/.git/nosuid-series | _kernel
 
 $(B)/tools/bench: bench/bench.c $(SRC)/.git/nosuid-series | _kernel
 	@mkdir -p $(dir $@)
-	gcc -O2 -Wall -static -isystem $(OBJ)/usr/include -o $@ $<
+	gcc -O2 -Wall -static -isystem $(OBJ)/usr/include -o $@ $< -lpthread
 
 GUEST_TOOLS := vm-exit as-user netstamp-hold netstamp-toggle bench $(basename $(notdir $(wildcard tools/*.c)))
 
@@ -183,11 +183,11 @@ bisect-check: series
 series: prepare
 	@scripts/make-series.sh
 
-# Builds the unpatched kernel for sparse's comparison (nothing to do when
-# check-upstream or bench built it).
+# Prepares the unpatched tree for sparse's comparison, which compiles only
+# the objects the series touches there.
 series-check: series
 	@$(MAKE) --no-print-directory _kernel
-	@scripts/build-base.sh $(B)/series-base-build.log
+	@scripts/build-base.sh $(B)/series-base-build.log prepare
 	@scripts/series-check.sh
 
 series-apply-check: series

@@ -44,6 +44,7 @@
 #include <linux/seccomp.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -443,6 +444,103 @@ static void install_landlock(void)
 	close(fd);
 }
 
+/*
+ * The synchronised calls (PR_NOSUID_TSYNC, PR_NETWORK_TSYNC, Landlock's
+ * LANDLOCK_RESTRICT_SELF_TSYNC) with @threads threads in all, the others
+ * blocked in read() as most threads of a server are.  On one CPU under
+ * -icount the figure counts every thread's work: each runs its task_work.
+ */
+enum tsync_call { TSYNC_NOSUID, TSYNC_GATE, TSYNC_LANDLOCK };
+
+static const char *const tsync_names[] = {
+	"tsync_nosuid", "tsync_network_off", "tsync_landlock",
+};
+
+#ifndef LANDLOCK_RESTRICT_SELF_TSYNC
+#define LANDLOCK_RESTRICT_SELF_TSYNC (1U << 3)
+#endif
+
+static void *block_in_read(void *arg)
+{
+	char c;
+
+	return (void *)read((int)(long)arg, &c, 1);
+}
+
+static long long tsync_once(enum tsync_call what, int threads)
+{
+	struct landlock_ruleset_attr attr = {
+		.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+				      LANDLOCK_ACCESS_NET_CONNECT_TCP,
+	};
+	pthread_t t;
+	int hold[2], fd = -1;
+	long long r;
+
+	drop_to_user();
+	if (what == TSYNC_GATE)
+		xprctl(PR_SET_NOSUID, 1, 0);
+	if (what == TSYNC_LANDLOCK) {
+		xprctl(PR_SET_NO_NEW_PRIVS, 1, 0);
+		fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+		if (fd < 0)
+			return -errno;
+	}
+	if (pipe(hold))
+		die("pipe");
+	for (int i = 1; i < threads; i++)
+		if (pthread_create(&t, NULL, block_in_read, (void *)(long)hold[0]))
+			die("pthread_create");
+	/* Let every thread reach its read(). */
+	usleep(20000);
+	switch (what) {
+	case TSYNC_NOSUID:
+		return TIMED_CALL(xprctl(PR_SET_NOSUID, 1, PR_NOSUID_TSYNC));
+	case TSYNC_GATE:
+		return TIMED_CALL(xprctl(PR_SET_NETWORK, PR_NETWORK_OFF,
+					 PR_NETWORK_TSYNC));
+	case TSYNC_LANDLOCK:
+		r = TIMED_CALL(syscall(__NR_landlock_restrict_self, fd,
+				       LANDLOCK_RESTRICT_SELF_TSYNC));
+		return r;
+	}
+	return -EINVAL;
+}
+
+static void tsync_costs(enum tsync_call what, int threads, int n)
+{
+	static long long s[100];
+	char name[64];
+	int k, fds[2];
+
+	snprintf(name, sizeof(name), "%s_%d_threads", tsync_names[what],
+		 threads);
+	for (k = 0; k < n; k++) {
+		pid_t pid;
+
+		if (pipe(fds))
+			die("pipe");
+		pid = fork();
+		if (pid == 0) {
+			long long t = tsync_once(what, threads);
+
+			write(fds[1], &t, sizeof(t));
+			_exit(0);
+		}
+		close(fds[1]);
+		if (read(fds[0], &s[k], sizeof(s[k])) != sizeof(s[k]))
+			die("tsync child");
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+		if (s[k] < 0) {
+			printf("R setup %s %s 0 0 0\n", name,
+			       strerrorname_np(-s[k]));
+			return;
+		}
+	}
+	report("setup", name, 0, s, n);
+}
+
 /* Run the operations in a child, as uid 1000, in @state. */
 static void state(const char *name, void (*enter)(void))
 {
@@ -716,6 +814,15 @@ int main(int argc, char **argv)
 	setup_costs(ROOT_NETNS_LO, 20);
 	if (series)
 		setup_costs(NOSUID_NETNS, 20);
+	for (int i = 0; i < 3; i++) {
+		static const int threads[] = { 1, 8, 64 };
+
+		if (series) {
+			tsync_costs(TSYNC_NOSUID, threads[i], 10 * scale);
+			tsync_costs(TSYNC_GATE, threads[i], 10 * scale);
+		}
+		tsync_costs(TSYNC_LANDLOCK, threads[i], 10 * scale);
+	}
 	printf("# bench: done\n");
 	return 0;
 }

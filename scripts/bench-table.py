@@ -206,6 +206,25 @@ if root_lo and nsn and root:
                   "up", pct(root_lo, nsn), nsn <= 1.05 * root_lo))
 print()
 
+print("## Every thread at once: the synchronised calls\n")
+print("One call that changes every thread of a process, with 1, 8 and 64 "
+      "threads in all (the others blocked in read()), on one CPU under "
+      "-icount: the figure counts the work of every thread, each running "
+      "its task_work.  `PR_NOSUID_TSYNC` and `PR_NETWORK_TSYNC` beside "
+      "Landlock's `LANDLOCK_RESTRICT_SELF_TSYNC` (a TCP ruleset), in the "
+      "same boot.\n")
+print("| call | 1 thread | 8 threads | 64 threads | 64 / 1 |")
+print("|---|---|---|---|---|")
+for call in ("tsync_nosuid", "tsync_network_off", "tsync_landlock"):
+    cells, vals = [], []
+    for n in (1, 8, 64):
+        r = series.get(("setup", f"{call}_{n}_threads"))
+        vals.append(r[1] if r and r[0] == "ok" else None)
+        cells.append(cell(series, "setup", f"{call}_{n}_threads"))
+    ratio = f"{vals[2] / vals[0]:.1f}" if vals[0] and vals[2] else "n/a"
+    print(f"| {call} | {' | '.join(cells)} | {ratio} |")
+print()
+
 print("## A namespace storm: what it costs root beyond CPU sharing\n")
 print("Root makes and drops a network namespace in a loop (fork, unshare, "
       "exit, wait), on the patched kernel with two CPUs under -icount: "

@@ -15,7 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$B/linux
 tree=$B/series-tree
 out=$B/series
-version=${SERIES_VERSION:-2}	# v2: the series rebased on 7.3
+version=${SERIES_VERSION:-3}	# v2: rebased on 7.3; v3: the TSYNC flags
 ident="Seed 37d50b78 maintainers <maintainers@users.noreply.a-seed-37d50b78.example>"
 die() { echo "error: $*" >&2; exit 1; }
 
