@@ -11,7 +11,9 @@
  * the call is in race_test.c (race.network_tsync).
  */
 #define _GNU_SOURCE
+#include <linux/vhost.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 
 #include "common.h"
@@ -373,6 +375,159 @@ TEST(race_thread_churn)
 			       strerror(code));
 	}
 	EXPECT_EQ(0, fails);
+}
+
+/*
+ * A vhost device's worker is a thread of its owner's process, with no file
+ * table, that never returns to user space.  It makes the calls without
+ * the flag fail with EBUSY (it is another thread); with the flag it is
+ * left alone, as io_uring's workers are (the device is refused behind the
+ * gate, and one opened before is documented).
+ */
+#define VHOST_VSOCK "/dev/vhost-vsock"
+
+TEST(vhost_worker)
+{
+	int fd, before, total;
+
+	REQUIRE_NETWORK_PRCTL();
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	if (access(VHOST_VSOCK, F_OK))
+		SKIP(return, "kernel without CONFIG_VHOST_VSOCK (no " VHOST_VSOCK ")");
+	ASSERT_EQ(0, chmod(VHOST_VSOCK, 0666));
+	drop_to_user(_metadata);
+	tasks_gated(0, &before);
+	fd = open(VHOST_VSOCK, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, VHOST_SET_OWNER));
+	tasks_gated(0, &total);
+	ASSERT_EQ(before + 1, total)
+		TH_LOG("no vhost worker thread: nothing was tested");
+
+	/* Control: without the flag, the worker is another thread. */
+	ASSERT_EQ(-1, prctl(PR_SET_NOSUID, 1, 0, 0, 0));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, prctl(PR_SET_NOSUID, 1, PR_NOSUID_TSYNC, 0, 0));
+	ASSERT_EQ(1, prctl(PR_GET_NOSUID, 0, 0, 0, 0));
+	ASSERT_EQ(-1, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, 0, 0, 0));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC,
+			   0, 0));
+	EXPECT_EQ(-EPERM, try_socket(AF_INET));
+	close(fd);
+}
+
+/*
+ * A thread makes a process on the shared file table (CLONE_FILES), then
+ * leaves that table (unshare), while another thread closes every gate.
+ * The process is not gated, and what it opens lands in the gated threads'
+ * table: the call must see it, whichever thread made it and whenever,
+ * and fail with EBUSY.  Afterwards the process opens an AF_INET socket
+ * and says which descriptor: if the call returned 0, that descriptor must
+ * not be a socket in the caller's table.  200 fresh processes on 2 CPUs;
+ * the control is the same process made before the call (EBUSY).
+ */
+struct sharer {
+	volatile int go;
+	unsigned int delay;
+	pid_t pid;
+	int cmd[2], report[2];
+};
+
+static int sharer_main(void *arg)
+{
+	struct sharer *sh = arg;
+	char c;
+	int fd;
+
+	if (read(sh->cmd[0], &c, 1) != 1)
+		return 1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (write(sh->report[1], &fd, sizeof(fd)) != sizeof(fd))
+		return 1;
+	return read(sh->cmd[0], &c, 1) == 1 ? 0 : 1;
+}
+
+static void *make_sharer(void *arg)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct sharer *sh = arg;
+
+	while (!sh->go)
+		;
+	for (volatile unsigned int i = 0; i < sh->delay; i++)
+		;
+	sh->pid = clone(sharer_main, stack + sizeof(stack),
+			CLONE_FILES | SIGCHLD, sh);
+	unshare(CLONE_FILES);
+	return NULL;
+}
+
+/* Exit code: 0 ok (EBUSY, or 0 and no ungated socket), 100 a hole. */
+static __noreturn void files_sharer_try(unsigned int delay)
+{
+	struct sharer sh = { .delay = delay };
+	pthread_t t;
+	int ret, fd = -1, type = 0, err = 0;
+	socklen_t len = sizeof(type);
+
+	if (pipe(sh.cmd) || pipe(sh.report) ||
+	    pthread_create(&t, NULL, make_sharer, &sh))
+		_exit(201);
+	sh.go = 1;
+	ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC, 0, 0);
+	if (ret)
+		err = errno;
+	pthread_join(t, NULL);
+	if (sh.pid <= 0)
+		_exit(202);
+	if (write(sh.cmd[1], "", 1) != 1 ||
+	    read(sh.report[0], &fd, sizeof(fd)) != sizeof(fd))
+		_exit(203);
+	if (ret && err != EBUSY)
+		_exit(err);
+	if (!ret && fd >= 0 &&
+	    !getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		_exit(100);	/* an ungated process's socket, in our table */
+	write(sh.cmd[1], "", 1);
+	waitpid(sh.pid, NULL, __WALL);
+	_exit(ret ? 0 : 50);
+}
+
+TEST(race_files_sharer)
+{
+	int status, code, holes = 0, other = 0, busy = 0, closed = 0;
+	pid_t pid;
+
+	REQUIRE_NETWORK_PRCTL();
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs to race");
+	become_user(_metadata);
+	for (int i = 0; i < RACE_TRIES; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			files_sharer_try((i * 2654435761u) % 200000);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		code = WEXITSTATUS(status);
+		if (code == 0)
+			busy++;
+		else if (code == 50)
+			closed++;
+		else if (code == 100)
+			holes++;
+		else if (other++ < 5)
+			TH_LOG("try %d: exit %d", i, code);
+	}
+	TH_LOG("%d tries: EBUSY %d, gate closed with the sharer made after it %d",
+	       RACE_TRIES, busy, closed);
+	EXPECT_EQ(0, holes)
+		TH_LOG("an ungated process put a socket in a gated table");
+	EXPECT_EQ(0, other);
 }
 
 TEST_HARNESS_MAIN
