@@ -219,6 +219,8 @@ static void read_status(void)
 /*
  * The other threads hold what this one holds: they inherited it, or
  * PR_NOSUID_TSYNC and PR_NETWORK_TSYNC gave it to all at once, or to none.
+ * io_uring's threads ("iou-*") are not threads of the program: one made
+ * before the flag keeps its own and acts as the group leader.
  */
 static void check_other_threads(void)
 {
@@ -241,6 +243,8 @@ static void check_other_threads(void)
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		buf[n > 0 ? n : 0] = '\0';
+		if (!strncmp(buf, "Name:\tiou-", 10))
+			continue;
 		p = strstr(buf, "\nNoSUID:");
 		nosuid = p ? strtol(p + 8, NULL, 10) : -1;
 		p = strstr(buf, "\nNoNetwork:");

@@ -2000,6 +2000,17 @@ static int set_nosuid_all(void)
 }
 
 /*
+ * Root holds privilege, so the call fails without changing anything:
+ * EACCES from a kernel with PR_NOSUID_TSYNC, EINVAL (arg3) from one
+ * without.
+ */
+#define REQUIRE_TSYNC()                                                   \
+	do {                                                              \
+		if (set_nosuid_all() && errno == EINVAL)                  \
+			SKIP(return, "kernel without PR_NOSUID_TSYNC");   \
+	} while (0)
+
+/*
  * A pool of threads: one in eight spins in user space (the call must reach
  * it there), the others are blocked in read().
  */
@@ -2073,6 +2084,7 @@ FIXTURE_VARIANT_ADD(tsync, threads_64) {
 FIXTURE_SETUP(tsync)
 {
 	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TSYNC();
 	drop_to_user(_metadata);
 	pool_start(_metadata, &self->pool, variant->threads);
 }
@@ -2268,6 +2280,7 @@ FIXTURE_SETUP(odd_thread)
 	char c;
 
 	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TSYNC();
 	memset(&self->odd, 0, sizeof(self->odd));
 	self->odd.kind = variant->kind;
 	ASSERT_EQ(0, pipe2(self->hold, O_CLOEXEC));
@@ -2336,6 +2349,7 @@ TEST(tsync_clone_vm_process_busy)
 	pid_t pid;
 
 	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TSYNC();
 	drop_to_user(_metadata);
 	pool_start(_metadata, &pool, 2);
 	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
@@ -2427,6 +2441,7 @@ TEST(tsync_race_thread_churn)
 	pid_t pid;
 
 	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TSYNC();
 	REQUIRE_TWO_CPUS();
 	drop_to_user(_metadata);
 	for (int i = 0; i < RACE_TRIES; i++) {
@@ -2461,6 +2476,7 @@ FIXTURE(tsync_exec)
 FIXTURE_SETUP(tsync_exec)
 {
 	REQUIRE_NOSUID_AND_ROOT();
+	REQUIRE_TSYNC();
 	REQUIRE_TWO_CPUS();
 	make_dir(_metadata, self->dir);
 	snprintf(self->helper, sizeof(self->helper), "%s/report", self->dir);
