@@ -14,6 +14,7 @@
 #include <linux/vhost.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 
 #include "common.h"
@@ -82,7 +83,7 @@ struct pool {
 	pthread_t thread[MAX_THREADS];
 	int before[MAX_THREADS], after[MAX_THREADS], after_unix[MAX_THREADS];
 	int hold[2];
-	volatile int stop;
+	int stop;
 };
 
 static void *pool_thread(void *arg)
@@ -96,7 +97,7 @@ static void *pool_thread(void *arg)
 		if (read(p->hold[0], &c, 1) != 1)
 			return (void *)1;
 	} else {
-		while (!p->stop)
+		while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED))
 			;
 	}
 	p->after[i] = try_socket(AF_INET);
@@ -119,7 +120,7 @@ static void pool_start(struct __test_metadata *const _metadata,
 static void pool_stop(struct __test_metadata *const _metadata,
 		      struct pool *p)
 {
-	p->stop = 1;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < p->n; i++)
 		ASSERT_EQ(1, write(p->hold[1], "", 1));
 	for (int i = 0; i < p->n; i++)
@@ -316,11 +317,12 @@ TEST(tracer_thread_busy)
  */
 #define RACE_TRIES 200
 
-static volatile int churn_stop, call_returned, open_after_call;
+static int churn_stop, call_returned, open_after_call;
 
 static void check_after_call(void)
 {
-	if (call_returned && try_socket(AF_INET) != -EPERM)
+	if (__atomic_load_n(&call_returned, __ATOMIC_ACQUIRE) &&
+	    try_socket(AF_INET) != -EPERM)
 		__atomic_fetch_add(&open_after_call, 1, __ATOMIC_RELAXED);
 }
 
@@ -334,7 +336,7 @@ static void *churn(void *arg)
 {
 	pthread_t t;
 
-	while (!churn_stop) {
+	while (!__atomic_load_n(&churn_stop, __ATOMIC_RELAXED)) {
 		if (!pthread_create(&t, NULL, churned, NULL))
 			pthread_join(t, NULL);
 		check_after_call();
@@ -353,9 +355,9 @@ static __noreturn void churn_try(unsigned int seed)
 	if (prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC, 0, 0))
 		err = errno;
 	else
-		call_returned = 1;
+		__atomic_store_n(&call_returned, 1, __ATOMIC_RELEASE);
 	usleep(1000);
-	churn_stop = 1;
+	__atomic_store_n(&churn_stop, 1, __ATOMIC_RELAXED);
 	if (pthread_join(churner, NULL))
 		_exit(202);
 	if (err)
@@ -444,7 +446,7 @@ TEST(vhost_worker)
  * the control is the same process made before the call (EBUSY).
  */
 struct sharer {
-	volatile int go;
+	int go;
 	unsigned int delay;
 	pid_t pid;
 	int cmd[2], report[2];
@@ -466,14 +468,21 @@ static int sharer_main(void *arg)
 
 static void *make_sharer(void *arg)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
+	const size_t stack_size = 64 * 1024;
 	struct sharer *sh = arg;
+	unsigned int i;
+	char *stack;
 
-	while (!sh->go)
+	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return NULL;
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
 		;
-	for (volatile unsigned int i = 0; i < sh->delay; i++)
-		;
-	sh->pid = clone(sharer_main, stack + sizeof(stack),
+	/* "+m": i stays in memory, so the empty loop is not optimised out. */
+	for (i = 0; i < sh->delay; i++)
+		__asm__ __volatile__("" : "+m" (i));
+	sh->pid = clone(sharer_main, stack + stack_size,
 			CLONE_FILES | SIGCHLD, sh);
 	unshare(CLONE_FILES);
 	return NULL;
@@ -490,7 +499,7 @@ static __noreturn void files_sharer_try(unsigned int delay)
 	if (pipe(sh.cmd) || pipe(sh.report) ||
 	    pthread_create(&t, NULL, make_sharer, &sh))
 		_exit(201);
-	sh.go = 1;
+	__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
 	ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC, 0, 0);
 	if (ret)
 		err = errno;

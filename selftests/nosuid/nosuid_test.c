@@ -2018,7 +2018,7 @@ struct pool {
 	int n, started;
 	pthread_t thread[MAX_THREADS];
 	int hold[2];
-	volatile int stop;
+	int stop;
 };
 
 static void *pool_thread(void *arg)
@@ -2028,7 +2028,7 @@ static void *pool_thread(void *arg)
 
 	if (__atomic_fetch_add(&p->started, 1, __ATOMIC_RELAXED) % 8)
 		return read(p->hold[0], &c, 1) < 0 ? (void *)1 : NULL;
-	while (!p->stop)
+	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED))
 		;
 	return NULL;
 }
@@ -2047,7 +2047,7 @@ static void pool_start(struct __test_metadata *const _metadata,
 static void pool_stop(struct __test_metadata *const _metadata,
 		      struct pool *p)
 {
-	p->stop = 1;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < p->n; i++)
 		ASSERT_EQ(1, write(p->hold[1], "", 1));
 	for (int i = 0; i < p->n; i++)
@@ -2343,9 +2343,10 @@ TEST_F(odd_thread, fails_for_all)
  */
 TEST(tsync_clone_vm_process_busy)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
+	const size_t stack_size = 64 * 1024;
 	struct pool pool;
 	int hold[2], status;
+	char *stack;
 	pid_t pid;
 
 	REQUIRE_NOSUID_AND_ROOT();
@@ -2353,7 +2354,10 @@ TEST(tsync_clone_vm_process_busy)
 	drop_to_user(_metadata);
 	pool_start(_metadata, &pool, 2);
 	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
-	pid = clone(wait_in_clone, stack + sizeof(stack), CLONE_VM | SIGCHLD,
+	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	ASSERT_NE(MAP_FAILED, stack);
+	pid = clone(wait_in_clone, stack + stack_size, CLONE_VM | SIGCHLD,
 		    &hold[0]);
 	ASSERT_LT(0, pid);
 
@@ -2382,7 +2386,7 @@ TEST(tsync_clone_vm_process_busy)
 			SKIP(return, "one CPU: nothing would run in parallel"); \
 	} while (0)
 
-static volatile int churn_stop, call_returned, unset_after_call;
+static int churn_stop, call_returned, unset_after_call;
 
 /*
  * Any thread that runs user code once the call has returned must have the
@@ -2390,7 +2394,8 @@ static volatile int churn_stop, call_returned, unset_after_call;
  */
 static void check_after_call(void)
 {
-	if (call_returned && get_nosuid() != 1)
+	if (__atomic_load_n(&call_returned, __ATOMIC_ACQUIRE) &&
+	    get_nosuid() != 1)
 		__atomic_fetch_add(&unset_after_call, 1, __ATOMIC_RELAXED);
 }
 
@@ -2404,7 +2409,7 @@ static void *churn(void *arg)
 {
 	pthread_t t;
 
-	while (!churn_stop) {
+	while (!__atomic_load_n(&churn_stop, __ATOMIC_RELAXED)) {
 		if (!pthread_create(&t, NULL, churned, NULL))
 			pthread_join(t, NULL);
 		check_after_call();
@@ -2424,9 +2429,9 @@ static __noreturn void churn_try(void)
 	if (set_nosuid_all())
 		err = errno;
 	else
-		call_returned = 1;
+		__atomic_store_n(&call_returned, 1, __ATOMIC_RELEASE);
 	usleep(1000);
-	churn_stop = 1;
+	__atomic_store_n(&churn_stop, 1, __ATOMIC_RELAXED);
 	if (pthread_join(churner, NULL))
 		_exit(202);
 	if (err)
