@@ -216,47 +216,6 @@ static void read_status(void)
 	status[n > 0 ? n : 0] = '\0';
 }
 
-/*
- * The other threads hold what this one holds: they inherited it, or
- * PR_NOSUID_TSYNC and PR_NETWORK_TSYNC gave it to all at once, or to none.
- * io_uring's threads ("iou-*") are not threads of the program: one made
- * before the flag keeps its own and acts as the group leader.
- */
-static void check_other_threads(void)
-{
-	char path[300], buf[4096], *p;
-	struct dirent *de;
-	long nosuid, gated;
-	ssize_t n;
-	DIR *d;
-	int fd;
-
-	d = opendir("/proc/self/task");
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
-			 de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		if (!strncmp(buf, "Name:\tiou-", 10))
-			continue;
-		p = strstr(buf, "\nNoSUID:");
-		nosuid = p ? strtol(p + 8, NULL, 10) : -1;
-		p = strstr(buf, "\nNoNetwork:");
-		gated = p ? strtol(p + 11, NULL, 10) : -1;
-		if (nosuid != m.nosuid || (have_net && gated != m.gated))
-			violation("then thread %s has NoSUID: %ld NoNetwork: %ld",
-				  de->d_name, nosuid, gated);
-	}
-	if (d)
-		closedir(d);
-}
-
 /* Contract 3: the state never goes back, nor moves without a success. */
 static void check_state(void)
 {
@@ -277,8 +236,6 @@ static void check_state(void)
 	    (have_net && status_num("NoNetwork", 10) != m.gated))
 		violation("then /proc/self/status has NoSUID: %lld NoNetwork: %lld",
 			  status_num("NoSUID", 10), status_num("NoNetwork", 10));
-	if (m.threads)
-		check_other_threads();
 }
 
 /* Ids and capabilities as the kernel shows them, once the state is set. */
