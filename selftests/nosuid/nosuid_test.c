@@ -2277,13 +2277,16 @@ FIXTURE_VARIANT_ADD(odd_thread, tracer) {
 
 FIXTURE_SETUP(odd_thread)
 {
+	int ready[2];
 	char c;
 
 	REQUIRE_NOSUID_AND_ROOT();
 	REQUIRE_TSYNC();
 	memset(&self->odd, 0, sizeof(self->odd));
 	self->odd.kind = variant->kind;
+
 	ASSERT_EQ(0, pipe2(self->hold, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
 	self->tracee = fork();
 	ASSERT_LE(0, self->tracee);
 	if (self->tracee == 0) {
@@ -2292,8 +2295,14 @@ FIXTURE_SETUP(odd_thread)
 		    setresuid(USER_UID, USER_UID, USER_UID))
 			_exit(1);
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		/* The tracer may attach only now: the user's, and dumpable. */
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
 		_exit(read(self->hold[0], &c, 1) == 1 ? 0 : 1);
 	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	close(ready[1]);
 	self->odd.tracee = self->tracee;
 	ASSERT_EQ(0, pipe2(self->odd.step, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(self->odd.done, O_CLOEXEC));
