@@ -62,7 +62,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check bisect-check \
+.PHONY: all prepare kernel image check check-debug fuzz trinity soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -113,6 +113,14 @@ check-debug: prepare
 
 # The flake rate: N boots of the normal kernel, DEBUG_N of the debug one,
 # each with the whole suite; per test, how often it failed (not in CI).
+fuzz: prepare
+	@$(MAKE) --no-print-directory _image _debug-kernel
+	@scripts/fuzz.sh fuzz
+
+trinity: prepare
+	@$(MAKE) --no-print-directory _image _debug-kernel
+	@scripts/fuzz.sh trinity
+
 soak: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@N=$(or $(N),20) DEBUG_N=$(or $(DEBUG_N),5) scripts/soak.sh

@@ -17,7 +17,8 @@
  *   gated       this task is nosuid and behind its gate
  *   seccomp     a filter refusing socket() but AF_UNIX (systemd's
  *               RestrictAddressFamilies=AF_UNIX)
- *   landlock    a ruleset refusing TCP bind and connect
+ *   landlock    a ruleset refusing TCP bind and connect, and on 7.3 (whose
+ *               headers have them) UDP bind and connect/send as well
  * and "setup": the one-time costs (prctls, filter, ruleset, namespaces).
  * On a kernel without the series, the states that need it are left out.
  *
@@ -431,13 +432,29 @@ static void install_seccomp(void)
 		die("seccomp");
 }
 
-static void install_landlock(void)
+/*
+ * The network rights Landlock can handle on the kernel bench.c was built
+ * for: TCP bind and connect (ABI 4), and UDP bind and connect/send where the
+ * headers have them (7.3).  Handled with no rule: every such call refused.
+ * Landlock still has no right on socket creation, so socket() stays allowed.
+ */
+static int landlock_net_ruleset(void)
 {
 	struct landlock_ruleset_attr attr = {
 		.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
-				      LANDLOCK_ACCESS_NET_CONNECT_TCP,
+				      LANDLOCK_ACCESS_NET_CONNECT_TCP
+#ifdef LANDLOCK_ACCESS_NET_BIND_UDP
+				      | LANDLOCK_ACCESS_NET_BIND_UDP |
+				      LANDLOCK_ACCESS_NET_CONNECT_SEND_UDP
+#endif
 	};
-	int fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+
+	return syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+}
+
+static void install_landlock(void)
+{
+	int fd = landlock_net_ruleset();
 
 	if (fd < 0 || syscall(__NR_landlock_restrict_self, fd, 0))
 		die("landlock");
@@ -469,10 +486,6 @@ static void *block_in_read(void *arg)
 
 static long long tsync_once(enum tsync_call what, int threads)
 {
-	struct landlock_ruleset_attr attr = {
-		.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
-				      LANDLOCK_ACCESS_NET_CONNECT_TCP,
-	};
 	pthread_t t;
 	int hold[2], fd = -1;
 	long long r;
@@ -482,7 +495,7 @@ static long long tsync_once(enum tsync_call what, int threads)
 		xprctl(PR_SET_NOSUID, 1, 0);
 	if (what == TSYNC_LANDLOCK) {
 		xprctl(PR_SET_NO_NEW_PRIVS, 1, 0);
-		fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+		fd = landlock_net_ruleset();
 		if (fd < 0)
 			return -errno;
 	}

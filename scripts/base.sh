@@ -40,3 +40,6 @@ fi
 DEB_LABEL="Debian $DEB_PKG ${DEB_VER:-(version unknown)}"
 [ "$DEB_PKG" = "linux-source-$BASE" ] ||
 	DEB_LABEL="$DEB_LABEL from $DEB_SUITE, standing in for linux-source-$BASE"
+# What the debug kernel's checkers print (KASAN, lockdep, UBSAN, ...): a
+# console line matching it fails check-debug, soak and fuzz.
+KERNEL_REPORTS='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'

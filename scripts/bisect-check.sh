@@ -67,7 +67,8 @@ git -C "$src" worktree prune
 git -C "$src" worktree add -q --detach "$wt" "$head"
 # Older than every object: kbuild must see only what the walk changes.
 (cd "$wt" && git ls-files -z | xargs -0 touch -h -d @946684800)
-cp -a "$obj" "$wobj"
+# build/$BASE/obj may be a symlink to the real directory: copy what it holds.
+mkdir -p "$wobj" && cp -a "$obj/." "$wobj"
 in_tree true || die "cannot mount in a private mount namespace (unshare --mount)"
 
 mapfile -t commits < <(git -C "$wt" rev-list --reverse base..HEAD)

@@ -18,7 +18,7 @@ BZIMAGE=$obj/arch/x86/boot/bzImage LOGDIR=$B/debug BOOT_TIMEOUT=1500 \
 	KERNEL_LOGLEVEL=loglevel=7 "$top/scripts/boot.sh" check \
 	NOSUID_FUZZ_ITERATIONS=${DEBUG_FUZZ_ITERATIONS:-300} || rc=1
 console=$B/debug/console-check.log
-splat='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'
+splat=$KERNEL_REPORTS
 if [ -f "$console" ]; then
 	found=$(sed 's/\r//g' "$console" | grep -nE "$splat" || true)
 	if [ -n "$found" ]; then

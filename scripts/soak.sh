@@ -19,7 +19,7 @@ die() { echo "error: $*" >&2; exit 1; }
 	die "no debug kernel: run make check-debug first (or DEBUG_N=0)"
 rm -rf "$out"
 mkdir -p "$out"
-splat='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'
+splat=$KERNEL_REPORTS
 start=$(date +%s)
 hung=0 reports=0
 boot_one() {	# KIND INDEX

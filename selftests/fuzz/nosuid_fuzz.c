@@ -32,6 +32,7 @@
 #include <linux/io_uring.h>
 #include <linux/securebits.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1146,6 +1147,46 @@ static void op_fork_check(int unused)
 			  what[WEXITSTATUS(status)] : "itself killed,");
 }
 
+/*
+ * unshare(CLONE_NEWNET) in a forked child (the round keeps its netns, its
+ * servers and its counts): only CAP_SYS_ADMIN or the nosuid flag may make
+ * one, a nosuid task within its allowance (ENOSPC past it, with earlier
+ * rounds' namespaces perhaps not torn down yet; EBUSY for a ring's worker
+ * it would leave behind), and the gate holds in the new namespace.  Each
+ * success charges user.max_nosuid_net_namespaces: make fuzz checks that
+ * the charge comes back to zero after the rounds.
+ */
+static void op_unshare_net(int unused)
+{
+	bool admin;
+	int status, code;
+	pid_t pid;
+
+	read_status();
+	admin = status_num("CapEff", 16) & (1ULL << CAP_SYS_ADMIN);
+
+	CALL("unshare(CLONE_NEWNET) in a forked child%s", model());
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNET))
+			_exit(errno == EPERM ? 1 : errno == ENOSPC ? 2 :
+			      errno == EBUSY ? 3 : 4);
+		_exit(m.gated && socket(AF_INET, SOCK_DGRAM, 0) >= 0 ? 5 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		violation("the child did not exit");
+	code = WEXITSTATUS(status);
+	if (code == 5)
+		violation("socket(AF_INET) succeeded in the new namespace");
+	if (code == 4)
+		violation("unexpected errno");
+	if (!admin && !m.nosuid && code != 1)
+		violation("%s without CAP_SYS_ADMIN or nosuid",
+			  code ? "not EPERM" : "succeeded");
+	if (!admin && m.nosuid && code == 1)
+		violation("EPERM for a nosuid task");
+}
+
 static const struct { void (*fn)(int); int arg, weight; } ops[] = {
 	{ op_prctl, 0, 6 }, { op_prctl, 1, 6 }, { op_prctl, 2, 2 },
 	{ op_socket, 0, 5 }, { op_socket, 1, 1 }, { op_socket, 2, 3 },
@@ -1153,7 +1194,7 @@ static const struct { void (*fn)(int); int arg, weight; } ops[] = {
 	{ op_endpoint, 3, 3 }, { op_send, 0, 5 }, { op_send, 1, 6 },
 	{ op_send, 2, 3 }, { op_setsockopt, 0, 8 }, { op_setsockopt, 1, 3 },
 	{ op_ring_setup, 0, 2 }, { op_thread, 0, 2 }, { op_tracee, 0, 1 },
-	{ op_fork_check, 0, 1 },
+	{ op_fork_check, 0, 1 }, { op_unshare_net, 0, 1 },
 };
 
 static void capset_to(uint32_t caps)
@@ -1386,10 +1427,12 @@ static bool run_round(unsigned int r)
 
 static int usage(const char *argv0, int ret)
 {
-	printf("%s: %s [--seed N] [--iterations N] [--round N] [--calls N]\n"
+	printf("%s: %s [--seed N] [--iterations N] [--first N] [--round N] [--calls N]\n"
 	       "  --seed N        the run's seed (default 12345)\n"
 	       "  --iterations N  rounds, a child each (default %u, or\n"
 	       "                  $NOSUID_FUZZ_ITERATIONS)\n"
+	       "  --first N       number the rounds from N (default 1): a long\n"
+	       "                  run in parts, as make fuzz runs it\n"
 	       "  --round N       run round N alone, to replay a failure\n"
 	       "  --calls N       fuzzed calls a round (default %u)\n"
 	       "Runs as root: each round drops privilege itself.\n",
@@ -1431,6 +1474,8 @@ int main(int argc, char **argv)
 			seed = v;
 		} else if (!strcmp(argv[i], "--iterations")) {
 			rounds = v;
+		} else if (!strcmp(argv[i], "--first")) {
+			first = v;
 		} else if (!strcmp(argv[i], "--round")) {
 			rounds = 1;
 			first = v;

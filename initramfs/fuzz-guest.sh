@@ -1,0 +1,146 @@
+#!/bin/sh
+# The guest side of make fuzz and make trinity (scripts/fuzz.sh), run as
+# root on the debug kernel; every line it prints reaches the host.
+#   fuzz-guest.sh fuzz SEED PARTS ROUNDS CALLS
+#       the project's fuzzer (kselftest nosuid_fuzz), PARTS parts of ROUNDS
+#       rounds of CALLS calls each (split between one fuzzer per CPU),
+#       numbered on from part to part so that
+#       "--seed SEED --round R" replays any round.  After each part: the
+#       fuzzer's own invariants (no privilege regained, nothing through the
+#       gate, state read back after every call), uid 1000's
+#       max_nosuid_net_namespaces charge back to zero, and the kernel log.
+#   fuzz-guest.sh trinity SEED SECONDS
+#       trinity as uid 1000 for SECONDS each, three ways: behind nosuid and
+#       a closed gate; in a nosuid network namespace; unrestricted while
+#       another task's closed gate holds the static key on.
+# Ends with "fuzz-guest: ok" or "fuzz-guest: FAILED", and that status.
+reports=$(cat /usr/share/nosuid/kernel-reports)
+limit=/proc/sys/user/max_nosuid_net_namespaces
+fail=0
+say() { echo "fuzz-guest: $*"; }
+bad() { say "FAIL $*"; fail=1; }
+as_user() { HOME=/tmp USER=user LOGNAME=user as-user "$@"; }
+kernel_reports() { dmesg | grep -cE "$reports"; }
+
+# One nosuid namespace for uid 1000 under a limit of 1: it succeeds only if
+# nothing of the user's is still charged.  Teardown is asynchronous
+# (cleanup_net), so the charge may take a while to come back.
+charge_is_zero() {	# WAIT-SECONDS
+	local old i=0 rc=1
+	old=$(cat $limit)
+	echo 1 > $limit
+	while [ $i -le "$1" ]; do
+		as_user nosuid unshare -n true 2> /dev/null && { rc=0; break; }
+		i=$((i + 1))
+		sleep 1
+	done
+	echo "$old" > $limit
+	return $rc
+}
+
+# The probe's control: with one namespace held, a second is refused.
+probe_can_fail() {
+	local old rc=1
+	old=$(cat $limit)
+	echo 1 > $limit
+	# as-user, nosuid and unshare each exec the next: $! ends as sleep.
+	HOME=/tmp as-user nosuid unshare -n sleep 30 &
+	holder=$!
+	sleep 2
+	as_user nosuid unshare -n true 2> /dev/null || rc=0
+	kill $holder 2> /dev/null
+	wait $holder
+	echo "$old" > $limit
+	return $rc
+}
+
+# Toggling the netstamp jump label under QEMU's multi-threaded TCG can
+# kill the guest (initramfs/netstamp-hold.c): hold it on, as make check does.
+netstamp-hold &
+hold=$!
+say "kernel $(uname -r), $(nproc) CPUs, tainted=$(cat /proc/sys/kernel/tainted)"
+before=$(kernel_reports)
+
+case "$1" in
+fuzz)
+	seed=$2 parts=$3 rounds=$4 calls=$5
+	probe_can_fail || bad "the charge probe cannot fail: a second namespace was allowed at limit 1"
+	charge_is_zero 30 || bad "uid 1000 holds nosuid namespaces before the fuzzer ran"
+	# One fuzzer a CPU, each on its own slice of the part's rounds: a
+	# fuzzer runs one round's child at a time.
+	jobs=$(nproc)
+	slice=$(( (rounds + jobs - 1) / jobs ))
+	part=0
+	while [ $part -lt "$parts" ]; do
+		first=$((part * rounds + 1))
+		j=0 pids=
+		while [ $j -lt "$jobs" ]; do
+			from=$((first + j * slice))
+			n=$((first + rounds - from))
+			[ $n -gt $slice ] && n=$slice
+			[ $n -gt 0 ] || break
+			/kselftest/fuzz/nosuid_fuzz --seed "$seed" --first $from \
+				--iterations $n --calls "$calls" > /tmp/part.$j.log 2>&1 &
+			pids="$pids $!"
+			j=$((j + 1))
+		done
+		j=0
+		for pid in $pids; do
+			wait "$pid" || bad "part $part: fuzzer $j exited with $?"
+			# Its summary lines, and any violation with its replay.
+			grep -E 'calls in|broke the contract|replay|round [0-9]+ \(seed' /tmp/part.$j.log | sed 's/^# //'
+			j=$((j + 1))
+		done
+		charge_is_zero 60 && ucount=0 || { ucount="not 0 after 60 s"; bad "part $part: uid 1000's nosuid namespace charge not back to 0"; }
+		n=$(kernel_reports)
+		[ "$n" -eq "$before" ] || bad "part $part: $((n - before)) new kernel report lines"
+		say "part $((part + 1))/$parts: rounds $first-$((first + rounds - 1)), seed $seed, ucount $ucount, kernel reports $((n - before))"
+		part=$((part + 1))
+	done
+	;;
+trinity)
+	seed=$2 secs=$3
+	for way in gated netns keyon; do
+		dir=/tmp/trinity-$way
+		mkdir -p $dir
+		# Its own small tmpfs: trinity's files cannot fill the guest's memory.
+		mount -t tmpfs -o size=64m,mode=0755,uid=1000,gid=1000 tmpfs $dir
+		holder= opts=
+		case $way in
+		# trinity 1.9 segfaults while it builds its socket cache, behind
+		# the gate and in the initial namespace alike (not in a new one):
+		# there it keeps socket fds off.  It still calls socket(), bind(),
+		# connect(), sendto() ... with random arguments.
+		gated) run="nosuid --no-network" opts=--disable-fds=sockets ;;
+		netns) run="nosuid --netns" ;;
+		keyon)
+			run= opts=--disable-fds=sockets
+			HOME=/tmp as-user nosuid --no-network sleep 100000 &
+			holder=$!
+			sleep 1
+			;;
+		esac
+		say "trinity $way: seed $seed, $secs s, as $(as_user id -u):$(as_user id -g) ${run:-unrestricted}"
+		(cd $dir && timeout -s INT "$secs" \
+			sh -c "HOME=$dir USER=user LOGNAME=user exec as-user $run trinity -q -l off -s $seed $opts" \
+			> /tmp/trinity-$way.log 2>&1)
+		# trinity's children, and anything they left, are the user's.
+		as_user kill -9 -1 2> /dev/null
+		sleep 1
+		[ -n "$holder" ] && wait $holder 2> /dev/null
+		grep -E 'Enabled [0-9]+|syscalls|Ran|ran|taint' /tmp/trinity-$way.log | tail -8
+		tail -3 /tmp/trinity-$way.log
+		umount -l $dir
+		n=$(kernel_reports)
+		[ "$n" -eq "$before" ] || bad "trinity $way: $((n - before)) new kernel report lines"
+		say "trinity $way: done, tainted=$(cat /proc/sys/kernel/tainted), kernel reports $((n - before))"
+	done
+	;;
+*)
+	bad "usage: fuzz-guest.sh fuzz SEED PARTS ROUNDS CALLS | trinity SEED SECONDS"
+	;;
+esac
+kill $hold
+dmesg | grep -E "$reports" | head -20
+[ $fail -eq 0 ] && say ok || say FAILED
+exit $fail
