@@ -41,5 +41,13 @@ DEB_LABEL="Debian $DEB_PKG ${DEB_VER:-(version unknown)}"
 [ "$DEB_PKG" = "linux-source-$BASE" ] ||
 	DEB_LABEL="$DEB_LABEL from $DEB_SUITE, standing in for linux-source-$BASE"
 # What the debug kernel's checkers print (KASAN, lockdep, UBSAN, ...): a
-# console line matching it fails check-debug, soak and fuzz.
+# console line matching it fails check-debug, soak and fuzz, unless it is
+# one of the plain pr_warn() lines below that only look like one:
+#   "WARNING: The mand mount option has been deprecated" (fs/namespace.c,
+#   printed once when any caller passes MS_MANDLOCK, trinity for one).
+# kernel_reports FILE prints the lines that count, with line numbers.
+KERNEL_NOT_REPORTS='WARNING: The mand mount option has been deprecated'
+kernel_reports() {
+	sed 's/\r//g' "$1" 2> /dev/null | grep -nE "$KERNEL_REPORTS" | grep -vE "$KERNEL_NOT_REPORTS"
+}
 KERNEL_REPORTS='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'

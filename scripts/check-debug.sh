@@ -18,9 +18,8 @@ BZIMAGE=$obj/arch/x86/boot/bzImage LOGDIR=$B/debug BOOT_TIMEOUT=1500 \
 	KERNEL_LOGLEVEL=loglevel=7 "$top/scripts/boot.sh" check \
 	NOSUID_FUZZ_ITERATIONS=${DEBUG_FUZZ_ITERATIONS:-300} || rc=1
 console=$B/debug/console-check.log
-splat=$KERNEL_REPORTS
 if [ -f "$console" ]; then
-	found=$(sed 's/\r//g' "$console" | grep -nE "$splat" || true)
+	found=$(kernel_reports "$console" || true)
 	if [ -n "$found" ]; then
 		echo "error: the debug kernel reported problems ($console):" >&2
 		echo "$found" | head -20 >&2

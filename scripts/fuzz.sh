@@ -35,8 +35,10 @@ list=$out/extra.list
 	echo "dir /usr/share/nosuid 0755 0 0"
 	echo "file /usr/share/nosuid/fuzz-guest.sh $top/initramfs/fuzz-guest.sh 0755 0 0"
 	echo "file /usr/share/nosuid/kernel-reports $out/kernel-reports 0644 0 0"
+	echo "file /usr/share/nosuid/kernel-not-reports $out/kernel-not-reports 0644 0 0"
 } > "$list"
 printf '%s\n' "$KERNEL_REPORTS" > "$out/kernel-reports"
+printf '%s\n' "$KERNEL_NOT_REPORTS" > "$out/kernel-not-reports"
 if [ "$mode" = trinity ]; then
 	deb_dir=$B/fuzz/deb
 	mkdir -p "$deb_dir"
@@ -91,7 +93,7 @@ rc=$?
 cat "$out/guest.txt"
 secs_run=$(( $(date +%s) - start ))
 console=$out/console-root.log
-found=$(sed 's/\r//g' "$console" 2>/dev/null | grep -nE "$KERNEL_REPORTS" || true)
+found=$(kernel_reports "$console" || true)
 if [ -n "$found" ]; then
 	echo "error: the debug kernel reported problems ($console):" >&2
 	echo "$found" | head -20 >&2

@@ -19,7 +19,6 @@ die() { echo "error: $*" >&2; exit 1; }
 	die "no debug kernel: run make check-debug first (or DEBUG_N=0)"
 rm -rf "$out"
 mkdir -p "$out"
-splat=$KERNEL_REPORTS
 start=$(date +%s)
 hung=0 reports=0
 boot_one() {	# KIND INDEX
@@ -34,10 +33,9 @@ boot_one() {	# KIND INDEX
 			NOSUID_FUZZ_ITERATIONS=${DEBUG_FUZZ_ITERATIONS:-300} \
 			> "$dir/boot.txt" 2>&1
 	fi || { echo "soak: $kind boot $i did not finish:"; tail -5 "$dir/boot.txt"; hung=$((hung + 1)); }
-	if [ "$kind" = debug ] && [ -f "$dir/console-check.log" ] &&
-	   sed 's/\r//g' "$dir/console-check.log" | grep -qE "$splat"; then
+	if [ "$kind" = debug ] && kernel_reports "$dir/console-check.log" > "$dir/reports.txt"; then
 		echo "soak: debug boot $i: kernel report:"
-		sed 's/\r//g' "$dir/console-check.log" | grep -E "$splat" | head -5
+		head -5 "$dir/reports.txt"
 		reports=$((reports + 1))
 	fi
 	[ -f "$dir/kselftest.tap" ] &&
