@@ -27,8 +27,12 @@ make -s -C "$src/tools/testing/selftests" O="$obj" TARGETS="${targets[*]}" \
 	{ tail -30 "$d/kselftest-build.log"; die "the selftests do not build ($d/kselftest-build.log)"; }
 "$top/scripts/make-image.sh" "$src" "$obj" "$(dirname "$kst")" "$d/initramfs.cpio"
 
+# These checks run outside CI, often beside other builds and boots on the
+# same two cores: the suite that takes 90 s alone took more than boot.sh's
+# 300 s beside a bisection and a trinity run (2026-12-06).  900 s still
+# ends a hung guest.
 boot() { BZIMAGE=$obj/arch/x86/boot/bzImage IMAGE=$d/initramfs.cpio LOGDIR=$d \
-	KERNEL_LABEL="$label" "$top/scripts/boot.sh" check "$@"; }
+	BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} KERNEL_LABEL="$label" "$top/scripts/boot.sh" check "$@"; }
 rc=0
 boot || rc=1
 taps=("$d/kselftest.tap")
