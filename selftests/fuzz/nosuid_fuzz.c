@@ -87,6 +87,7 @@ static char dir[64];		/* 0777, for pathname sockets */
 static char call[320];		/* the call being checked, for the report */
 static char status[4096];
 static bool have_net;
+static bool netns_for_nosuid;	/* kernel.nosuid_netns_clone is 1 */
 static const char payload[] = "nosuid-fuzz-payload-0123456789a";
 
 /* xorshift64*: small, and the same sequence with every libc. */
@@ -1150,7 +1151,8 @@ static void op_fork_check(int unused)
 /*
  * unshare(CLONE_NEWNET) in a forked child (the round keeps its netns, its
  * servers and its counts): only CAP_SYS_ADMIN or the nosuid flag may make
- * one, a nosuid task within its allowance (ENOSPC past it, with earlier
+ * one (the flag only where kernel.nosuid_netns_clone exists and is 1:
+ * layer 3 of the series, and its switch), a nosuid task within its allowance (ENOSPC past it, with earlier
  * rounds' namespaces perhaps not torn down yet; EBUSY for a ring's worker
  * it would leave behind), and the gate holds in the new namespace.  Each
  * success charges user.max_nosuid_net_namespaces: make fuzz checks that
@@ -1183,8 +1185,11 @@ static void op_unshare_net(int unused)
 	if (!admin && !m.nosuid && code != 1)
 		violation("%s without CAP_SYS_ADMIN or nosuid",
 			  code ? "not EPERM" : "succeeded");
-	if (!admin && m.nosuid && code == 1)
+	if (!admin && m.nosuid && netns_for_nosuid && code == 1)
 		violation("EPERM for a nosuid task");
+	if (!admin && m.nosuid && !netns_for_nosuid && code != 1)
+		violation("%s without CAP_SYS_ADMIN, kernel.nosuid_netns_clone absent or 0",
+			  code ? "not EPERM" : "succeeded");
 }
 
 static const struct { void (*fn)(int); int arg, weight; } ops[] = {
@@ -1440,6 +1445,20 @@ static int usage(const char *argv0, int ret)
 	return ret;
 }
 
+/* Does the file hold "1"?  False when it is absent. */
+static bool sysctl_is_one(const char *path)
+{
+	char buf[4] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = '\0';
+		close(fd);
+	}
+	return buf[0] == '1';
+}
+
 /* A whole, non-negative number, or false. */
 static bool number(const char *s, unsigned long long *v)
 {
@@ -1493,6 +1512,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("not root: each round drops privilege itself\n");
 	/* Without the LSM in lsm=, PR_*_NETWORK are unknown: fuzz nosuid. */
 	have_net = prctl(PR_GET_NETWORK, 0, 0, 0, 0) >= 0;
+	netns_for_nosuid = sysctl_is_one("/proc/sys/kernel/nosuid_netns_clone");
 	ksft_set_plan(2);
 	ksft_print_msg("seed %llu\n", seed);
 	snprintf(dir, sizeof(dir), "/tmp/nosuid_fuzz.XXXXXX");
