@@ -1152,11 +1152,12 @@ static void op_fork_check(int unused)
  * unshare(CLONE_NEWNET) in a forked child (the round keeps its netns, its
  * servers and its counts): only CAP_SYS_ADMIN or the nosuid flag may make
  * one (the flag only where kernel.nosuid_netns_clone exists and is 1:
- * layer 3 of the series, and its switch), a nosuid task within its allowance (ENOSPC past it, with earlier
- * rounds' namespaces perhaps not torn down yet; EBUSY for a ring's worker
- * it would leave behind), and the gate holds in the new namespace.  Each
- * success charges user.max_nosuid_net_namespaces: make fuzz checks that
- * the charge comes back to zero after the rounds.
+ * layer 3 of the series, and its switch), a nosuid task within its
+ * allowance (ENOSPC past it, with earlier rounds' namespaces perhaps not
+ * torn down yet; EBUSY for a ring's worker it would leave behind), and the
+ * gate holds in the new namespace.  Each success charges
+ * user.max_nosuid_net_namespaces: make fuzz checks that the charge comes
+ * back to zero after the rounds.
  */
 static void op_unshare_net(int unused)
 {
