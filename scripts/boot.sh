@@ -19,7 +19,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 # BZIMAGE, IMAGE and LOGDIR let a second worker boot its own kernel/image;
 # KERNEL_LOGLEVEL replaces "quiet" (check-debug shows every message);
-# KERNEL_LABEL says which kernel that is; QEMU_SMP the number of CPUs (2).
+# KERNEL_LABEL says which kernel that is; QEMU_SMP the number of CPUs (2);
+# QEMU_TCG_SINGLE=1 single-threaded TCG (make trinity).
 bzimage=${BZIMAGE:-$B/obj/arch/x86/boot/bzImage}
 image=${IMAGE:-$B/initramfs.cpio}
 logdir=${LOGDIR:-$B}
@@ -72,6 +73,11 @@ if [ "$mode" = probe ]; then
 	accel=kvm
 else
 	read -r accel why < "$accel_file"
+	# QEMU_TCG_SINGLE=1: one host thread for all vCPUs.  Long fuzzing
+	# toggles static keys (trinity's perf_event_open()) far more than the
+	# suite, and multi-threaded TCG can run a stale int3 at such a site
+	# (DESIGN.md, Harness); single-threaded TCG cannot.
+	[ -n "${QEMU_TCG_SINGLE:-}" ] && [ "${accel%%,*}" = tcg ] && accel=tcg,thread=single why="$why; single-threaded"
 	echo "qemu: ${accel%%,*} ($why), ${KERNEL_LABEL:-$(cat "$B/kernel-version.txt" 2>/dev/null)}" >&2
 fi
 
