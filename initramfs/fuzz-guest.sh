@@ -23,27 +23,34 @@ bad() { say "FAIL $*"; fail=1; }
 as_user() { HOME=/tmp USER=user LOGNAME=user as-user "$@"; }
 kernel_reports() { dmesg | grep -E "$reports" | grep -cvE "$not_reports"; }
 
-# One nosuid namespace for uid 1000 under a limit of 1: it succeeds only if
-# nothing of the user's is still charged.  Teardown is asynchronous
-# (cleanup_net), so the charge may take a while to come back.
-charge_is_zero() {	# WAIT-SECONDS
-	local old i=0 rc=1
+# Run "$@" with user.max_nosuid_net_namespaces at 1, then put it back.
+at_limit_1() {
+	local old rc
 	old=$(cat $limit)
 	echo 1 > $limit
-	while [ $i -le "$1" ]; do
-		as_user nosuid unshare -n true 2> /dev/null && { rc=0; break; }
-		i=$((i + 1))
-		sleep 1
-	done
+	"$@"
+	rc=$?
 	echo "$old" > $limit
 	return $rc
 }
 
+# One nosuid namespace for uid 1000 under a limit of 1: it succeeds only if
+# nothing of the user's is still charged.  Teardown is asynchronous
+# (cleanup_net), so the charge may take a while to come back.
+one_namespace_within() {	# WAIT-SECONDS
+	local i=0
+	while [ $i -le "$1" ]; do
+		as_user nosuid unshare -n true 2> /dev/null && return 0
+		i=$((i + 1))
+		sleep 1
+	done
+	return 1
+}
+charge_is_zero() { at_limit_1 one_namespace_within "$1"; }
+
 # The probe's control: with one namespace held, a second is refused.
-probe_can_fail() {
-	local old rc=1
-	old=$(cat $limit)
-	echo 1 > $limit
+second_is_refused() {
+	local rc=1
 	# as-user, nosuid and unshare each exec the next: $! ends as sleep.
 	HOME=/tmp as-user nosuid unshare -n sleep 30 &
 	holder=$!
@@ -51,9 +58,9 @@ probe_can_fail() {
 	as_user nosuid unshare -n true 2> /dev/null || rc=0
 	kill $holder 2> /dev/null
 	wait $holder
-	echo "$old" > $limit
 	return $rc
 }
+probe_can_fail() { at_limit_1 second_is_refused; }
 
 # Toggling the netstamp jump label under QEMU's multi-threaded TCG can
 # kill the guest (initramfs/netstamp-hold.c): hold it on, as make check does.
