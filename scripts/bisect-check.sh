@@ -24,6 +24,10 @@
 # worktree and object copy are mounted over build/$BASE/linux and
 # build/$BASE/obj: the same paths, and the real tree and build are not
 # touched.
+# FROM=P TO=Q (make bisect-check FROM=9 TO=1) walks only prefixes P down
+# to Q: the first step rebuilds the kernel as at P from the whole series'
+# objects, then the walk goes on as usual.  It lets a long walk be done
+# in parts; the whole walk is FROM=<last> TO=1, the default.
 # usage: bisect-check.sh (after make image and make series)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +77,11 @@ in_tree true || die "cannot mount in a private mount namespace (unshare --mount)
 
 mapfile -t commits < <(git -C "$wt" rev-list --reverse base..HEAD)
 n=${#commits[@]}
+from=${FROM:-$n}
+to=${TO:-1}
+case "$from$to" in *[!0-9]*) die "FROM=$from TO=$to: prefix numbers, 1 to $n" ;; esac
+[ "$from" -le "$n" ] && [ "$to" -ge 1 ] && [ "$to" -le "$from" ] ||
+	die "FROM=$from TO=$to: need $n >= FROM >= TO >= 1"
 parent() { [ "$1" -gt 1 ] && echo "${commits[$1 - 2]}" || echo base; }
 # Files of patch P; with "kernel", only those that change the build.
 files_of() {
@@ -85,7 +94,7 @@ selftests_only() { [ -z "$(files_of "$1" kernel)" ] &&
 
 rc=0
 built=$n	# the prefix whose kernel is in the walk's objects
-for ((p = n; p >= 1; p--)); do
+for ((p = from; p >= to; p--)); do
 	c=${commits[$p - 1]}
 	subject=$(git -C "$wt" log -1 --format=%s "$c")
 	log=$d/build-$p.log
@@ -96,7 +105,7 @@ for ((p = n; p >= 1; p--)); do
 	if [ "$mode" = compile ]; then
 		k -s olddefconfig > "$log" 2>&1 || { echo "FAIL $p/$n olddefconfig"; rc=1; break; }
 		what="compiled"
-	elif [ "$p" -eq "$n" ] || [ -n "$(git -C "$wt" diff --name-only "${commits[$built - 1]}" "$c" -- . \
+	elif [ "$p" -eq "$from" ] || [ -n "$(git -C "$wt" diff --name-only "${commits[$built - 1]}" "$c" -- . \
 		':!tools/testing/selftests' ':!Documentation' ':!MAINTAINERS')" ]; then
 		if ! k -s olddefconfig vmlinux -j"$jobs" > "$log" 2>&1; then
 			echo "FAIL $p/$n build: $subject"
@@ -152,5 +161,5 @@ for ((p = n; p >= 1; p--)); do
 done
 git -C "$src" worktree remove --force "$wt"
 rm -rf "$wobj"
-echo "bisect-check ($mode): $( [ $rc -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - start )) s"
+echo "bisect-check ($mode, prefixes $from to $to of $n): $( [ $rc -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - start )) s"
 exit $rc
