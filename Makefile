@@ -25,8 +25,14 @@
 #                   build it, boot it, run the series' selftests (not in CI)
 #   make debian-config-check  the series in Debian's cloud-amd64 config, with
 #                   AppArmor and the distribution's lsm= list (not in CI)
+#   make deb        linux-image, linux-headers, linux-libc-dev and nosuid
+#                   packages in build/deb/ (Debian's config; not in CI)
+#   make check-debian-system  a Debian trixie image (mmdebstrap) with make
+#                   deb's packages, booted with systemd; an ordinary user's
+#                   checks after a real login (not in CI)
 #   make bisect-check  every prefix of the series builds; each layer boots
-#                   with its selftests (about 28 min; not in CI)
+#                   with its selftests (hours on 7.3; FROM=P TO=Q walks
+#                   prefixes P down to Q only; not in CI)
 #   make export     save the commits of build/$(BASE)/linux into the base's
 #                   patch directory
 #   make reset-tree drop commits and changes in build/$(BASE)/linux
@@ -62,7 +68,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug fuzz trinity soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check bisect-check \
+.PHONY: all prepare kernel image check check-debug fuzz trinity soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check deb check-debian-system bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -205,6 +211,13 @@ series-apply-check: series
 debian-config-check: prepare
 	@$(MAKE) --no-print-directory _image
 	@scripts/debian-config-check.sh
+
+deb: prepare
+	@scripts/deb.sh
+
+# Needs make deb's packages (deb.sh rebuilds them all: not a prerequisite).
+check-debian-system:
+	@scripts/check-debian-system.sh
 
 export:
 	@scripts/export-series.sh $(SRC) $(PDIR) $(LAYERS)

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Run by nosuid-check-sandbox.service (NoNewPrivileges, PrivateNetwork,
+# RestrictAddressFamilies=AF_UNIX, ProtectSystem=strict), as root: what the
+# options allow and refuse, one "key: value" a line, for check.sh.
+r=$STATE_DIRECTORY/result
+sock() { python3 -c "import socket, errno, sys
+try:
+    socket.socket(socket.$1, socket.SOCK_STREAM).close(); print('ok')
+except OSError as e:
+    print(errno.errorcode[e.errno])"; }
+{
+	grep '^NoNewPrivs:' /proc/self/status
+	echo "state-write: $( (echo ok > "$STATE_DIRECTORY/probe" && echo ok) 2>&1)"
+	echo "usr-write: $( (touch /usr/nosuid-check-probe && echo ok) 2>&1)"
+	# /proc/net/dev is the reader's namespace (ip(8) needs AF_NETLINK).
+	echo "links: $(sed -n '3,$s/:.*//p' /proc/self/net/dev | tr -d ' ' | sort | tr '\n' ' ')"
+	echo "inet-socket: $(sock AF_INET)"
+	echo "unix-socket: $(sock AF_UNIX)"
+} > "$r.tmp" 2>&1
+mv "$r.tmp" "$r"
