@@ -243,7 +243,8 @@ info "user service: $(echo "$got" | tr '\n\t' '; ')"
 
 # --- 8. the kernel log and the journal's errors
 dm=$(dmesg 2>&1)
-reports=$(echo "$dm" | grep -E 'BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|refcount_t:|INFO: task .* blocked')
+# The harness's pattern list (KERNEL_REPORTS in scripts/base.sh).
+reports=$(echo "$dm" | grep -E -f "$lib/kernel-reports" | grep -v -E -f "$lib/kernel-not-reports")
 if ! echo "$dm" | grep -q 'Linux version'; then
 	bad kernel-log "control: dmesg as the user: $(echo "$dm" | head -1)"
 elif [ -n "$reports" ]; then

@@ -52,7 +52,7 @@ fi
 
 mkdir -p "$lib" /srv/nosuid-check /etc/systemd/user
 install -m 0755 check.sh sandbox.sh user-probe.sh pty-run.py "$lib/"
-install -m 0644 prctl-test.c "$lib/"
+install -m 0644 prctl-test.c kernel-reports kernel-not-reports "$lib/"
 echo "nosuid-check web server" > /srv/nosuid-check/index.html
 cp system/*.service system/*.path /etc/systemd/system/
 cp user/*.service /etc/systemd/user/

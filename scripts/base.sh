@@ -51,3 +51,15 @@ kernel_reports() {
 	sed 's/\r//g' "$1" 2> /dev/null | grep -nE "$KERNEL_REPORTS" | grep -vE "$KERNEL_NOT_REPORTS"
 }
 KERNEL_REPORTS='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'
+
+# debian_mirror: the Debian mirror the host's apt sources already name (the
+# first URI, one-line or deb822, that is a Debian archive: path ending in
+# /debian, not debian-security, not a third-party source), or nothing.
+# fetch-source.sh and debian-image.sh fetch from it with a private apt
+# configuration; the host's is never changed.
+debian_mirror() {
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		sed -n 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]\{1,\}\).*/\3/p'
+	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' \t' '\n\n'
+	} | grep -E '^(https?|ftp)://.*/debian/?$' | head -1 | sed 's|/$||' || true
+}

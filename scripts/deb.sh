@@ -28,7 +28,8 @@ start=$(date +%s)
 
 # shellcheck source=scripts/debian-config.sh
 . "$top/scripts/debian-config.sh"
-debian_config_deps dpkg-dev kmod
+# bindeb-pkg checks its Build-Depends (scripts/package/mkdebian).
+debian_config_deps dpkg-dev kmod debhelper libdw-dev
 [ -f "$src/Makefile" ] || die "no kernel tree in $src: run make prepare"
 [ -n "$DEB_VER" ] || die "the version of $DEB_PKG is unknown: run make prepare"
 kmake() { make -C "$src" O="$obj" ARCH=x86_64 LOCALVERSION= \

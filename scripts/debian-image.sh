@@ -31,16 +31,19 @@ die() { echo "error: $*" >&2; exit 1; }
 why() { grep -m1 -A1 -E '^(E|dpkg): |error' "$1" | sed -n '1p; 2{/^ /p}' | tr -s '\n ' '  ' | cut -c1-240; }
 
 [ "$(id -u)" -eq 0 ] || die "debian-image.sh must run as root (chroot, dpkg -i, root-owned files in the image)"
-for t in mmdebstrap mkfs.ext4 unshare; do
-	command -v "$t" > /dev/null || die "$t missing: apt-get install ${t/mkfs.ext4/e2fsprogs}"
+# Debian's own image tool, and what makes the disk.
+need=()
+for t in mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs unshare:util-linux; do
+	command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
 done
+if [ ${#need[@]} -gt 0 ]; then
+	apt-get install -y -q --no-install-recommends "${need[@]}" > /dev/null ||
+		die "apt-get install ${need[*]} failed"
+fi
 [ -r "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
 
-# The mirror, found as scripts/fetch-source.sh finds it.
-mirror=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-	sed -n 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]\{1,\}\).*/\3/p'
-	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' \t' '\n\n'
-	} | grep -E '^(https?|ftp)://.*/debian/?$' | head -1 | sed 's|/$||') || true
+# The mirror (debian_mirror, scripts/base.sh).
+mirror=$(debian_mirror)
 [ -n "$mirror" ] || die "no Debian mirror (a URI ending in /debian) in /etc/apt/sources.list or /etc/apt/sources.list.d/*.{list,sources}"
 
 # What the checks need (debian-system/check.sh): systemd as init, a login
@@ -111,6 +114,11 @@ tar -C "$root" --numeric-owner --xattrs --xattrs-include='*' -xf "$base"
 mkdir -p "$root/tmp/debs" "$root/tmp/setup"
 [ ${#debs[@]} -eq 0 ] || cp "${debs[@]}" "$root/tmp/debs/"
 cp -r "$top/debian-system/." "$root/tmp/setup/"
+# The kernel-log check uses the harness's one list of report patterns.
+# shellcheck source=scripts/base.sh
+. "$top/scripts/base.sh"
+printf '%s\n' "$KERNEL_REPORTS" > "$root/tmp/setup/kernel-reports"
+printf '%s\n' "$KERNEL_NOT_REPORTS" > "$root/tmp/setup/kernel-not-reports"
 [ -z "${STOCK_KERNEL:-}" ] || cp "$top/tools/nosuid.c" "$top/tools/nosuid.1" "$root/tmp/setup/"
 # dpkg -i, the kernel's initramfs and the setup in a chroot, with /proc
 # mounted in a mount namespace of its own: nothing stays mounted on the host.

@@ -15,6 +15,8 @@
 # usage: fetch-source.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/base.sh
+. "$top/scripts/base.sh"
 d=$top/build/apt
 root=$d/root
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -29,12 +31,8 @@ unreachable() {
 	exit 0
 }
 
-# The mirror: the first URI, one-line or deb822, that is a Debian archive
-# (path ending in /debian: not debian-security, not a third-party source).
-mirror=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-	sed -n 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]\{1,\}\).*/\3/p'
-	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' \t' '\n\n'
-	} | grep -E '^(https?|ftp)://.*/debian/?$' | head -1 | sed 's|/$||') || true
+# The mirror (debian_mirror, scripts/base.sh).
+mirror=$(debian_mirror)
 [ -n "$mirror" ] || unreachable "no Debian mirror (a URI ending in /debian) in /etc/apt/sources.list or /etc/apt/sources.list.d/*.{list,sources}"
 [ -r "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
 
