@@ -256,7 +256,16 @@ static void *tracer_thread(void *arg)
 	c = ptrace(PTRACE_INTERRUPT, t->tracee, 0, 0) ||
 	    waitpid(t->tracee, &status, __WALL) != t->tracee ||
 	    ptrace(PTRACE_DETACH, t->tracee, 0, 0);
-	return write(t->done[1], &c, 1) == 1 ? NULL : (void *)1;
+	if (write(t->done[1], &c, 1) != 1)
+		return (void *)1;
+	/*
+	 * Stay, blocked in read(), until the test is done: the control's
+	 * PR_NETWORK_TSYNC must reach this thread there.  An exiting thread
+	 * is skipped by the kernel (it never returns to user space) while it
+	 * still shows in /proc/self/task, and the control would count it.
+	 */
+	read(t->step[0], &c, 1);
+	return NULL;
 }
 
 static int tracer_step(struct tracer *t)
@@ -305,6 +314,8 @@ TEST(tracer_thread_busy)
 			   0, 0));
 	gated = tasks_gated(1, &total);
 	EXPECT_EQ(total, gated);
+	EXPECT_EQ(2, total);	/* the thread was there */
+	ASSERT_EQ(1, write(t.step[1], "", 1));
 	ASSERT_EQ(0, pthread_join(thread, NULL));
 	ASSERT_EQ(1, write(hold[1], "", 1));
 	ASSERT_EQ(t.tracee, waitpid(t.tracee, &status, 0));

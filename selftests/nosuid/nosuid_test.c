@@ -2218,6 +2218,14 @@ static int odd_undo(struct odd *o)
 	return -1;
 }
 
+/*
+ * Once put right, the thread stays, blocked in read() until the teardown
+ * closes the pipe: the control's PR_NOSUID_TSYNC must reach it there.  A
+ * thread that had exited instead would be skipped by the kernel while it
+ * still shows in /proc/self/task (it never returns to user space), and the
+ * control would count it.  Only ODD_UID's thread cannot be put right: it
+ * leaves, and the test waits until it is gone.
+ */
 static void *odd_thread(void *arg)
 {
 	struct odd *o = arg;
@@ -2230,6 +2238,8 @@ static void *odd_thread(void *arg)
 		if (write(o->done[1], &c, 1) != 1)
 			return (void *)1;
 	}
+	if (o->kind != ODD_UID)
+		read(o->step[0], &c, 1);
 	return NULL;
 }
 
@@ -2317,6 +2327,7 @@ FIXTURE_TEARDOWN(odd_thread)
 {
 	int status;
 
+	close(self->odd.step[1]);	/* the odd thread may leave */
 	write(self->hold[1], "", 1);
 	waitpid(self->tracee, &status, 0);
 }
@@ -2337,12 +2348,18 @@ TEST_F(odd_thread, fails_for_all)
 		/* A thread cannot take back its old uid: it leaves. */
 		ASSERT_EQ(0, odd_do(&self->odd) == 1 ? 0 : -1);
 		ASSERT_EQ(0, pthread_join(self->thread, NULL));
+		/* Joined is not yet gone from /proc/self/task (above). */
+		for (int i = 0; i < 5000 && count_threads() != 1; i++)
+			usleep(1000);
+		ASSERT_EQ(1, count_threads());
 	} else {
 		ASSERT_EQ(0, odd_do(&self->odd));
 	}
 	ASSERT_EQ(0, set_nosuid_all())
 		TH_LOG("control: %s", strerror(errno));
 	expect_all_threads(_metadata, 1);
+	/* The odd thread, but for ODD_UID's, was there to be counted. */
+	EXPECT_EQ(variant->kind == ODD_UID ? 1 : 2, count_threads());
 }
 
 /*
