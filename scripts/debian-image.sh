@@ -20,6 +20,9 @@
 # root-owned files in the image).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# debian_mirror, KERNEL_REPORTS
+# shellcheck source=scripts/base.sh
+. "$top/scripts/base.sh"
 out=$top/build/debian-system
 cache=$out/cache
 root=$out/root
@@ -115,8 +118,6 @@ mkdir -p "$root/tmp/debs" "$root/tmp/setup"
 [ ${#debs[@]} -eq 0 ] || cp "${debs[@]}" "$root/tmp/debs/"
 cp -r "$top/debian-system/." "$root/tmp/setup/"
 # The kernel-log check uses the harness's one list of report patterns.
-# shellcheck source=scripts/base.sh
-. "$top/scripts/base.sh"
 printf '%s\n' "$KERNEL_REPORTS" > "$root/tmp/setup/kernel-reports"
 printf '%s\n' "$KERNEL_NOT_REPORTS" > "$root/tmp/setup/kernel-not-reports"
 [ -z "${STOCK_KERNEL:-}" ] || cp "$top/tools/nosuid.c" "$top/tools/nosuid.1" "$root/tmp/setup/"
