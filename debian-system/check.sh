@@ -211,8 +211,12 @@ state-write: ok
 usr-write: touch: cannot touch '/usr/nosuid-check-probe': Read-only file system
 links: lo 
 inet-socket: EAFNOSUPPORT
-unix-socket: ok"
-if [ "$inet" != ok ] || [ "$(echo "$links" | wc -l)" -lt 2 ]; then
+unix-socket: ok
+sysfs-read: cat: /sys/kernel/uevent_seqnum: Operation not permitted"
+sysfs=$(cat /sys/kernel/uevent_seqnum > /dev/null 2>&1 && echo ok)
+if [ "$sysfs" != ok ]; then
+	bad systemd-sandbox "control: the user cannot read /sys/kernel/uevent_seqnum"
+elif [ "$inet" != ok ] || [ "$(echo "$links" | wc -l)" -lt 2 ]; then
 	bad systemd-sandbox "control: the user's own socket(AF_INET): $inet; links: $links"
 elif [ "$unit" != "ActiveState=active Result=success " ] || [ ! -r "$res" ]; then
 	bad systemd-sandbox "the unit: $unit; $(ls -l "$res" 2>&1)"
@@ -252,11 +256,14 @@ elif [ -n "$reports" ]; then
 else
 	ok kernel-log
 fi
+# Every error-priority line of this boot fails the check, whatever it names:
+# only reading each one tells whether the series, its package or the image
+# caused it (a word filter once matched the host name and missed the rest).
 errs=$(journalctl -p err -b --no-pager -q -o short-monotonic 2>&1)
 if ! journalctl -b --no-pager -q _PID=1 2>/dev/null | grep -q 'Reached target'; then
 	bad journal-errors "control: the user cannot read PID 1's messages in the journal"
-elif echo "$errs" | grep -qiE 'nosuid|disablenetwork|PR_SET_NETWORK|NoSUID'; then
-	bad journal-errors "$(echo "$errs" | grep -iE 'nosuid|disablenetwork|PR_SET_NETWORK|NoSUID' | head -3)"
+elif [ -n "$errs" ]; then
+	bad journal-errors "$(echo "$errs" | head -3)"
 else
 	ok journal-errors
 fi

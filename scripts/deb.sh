@@ -4,7 +4,10 @@
 #  - linux-image-R, linux-headers-R and linux-libc-dev (R = 7.3.4-nosuid),
 #    built by the kernel's own bindeb-pkg from Debian's config of the base
 #    with the series on and disablenetwork in CONFIG_LSM
-#    (scripts/debian-config.sh), its modules trimmed by the kernel's own
+#    (scripts/debian-config.sh) with its debug info and BTF kept
+#    (systemd's RestrictFileSystems= loads a BPF LSM program that needs the
+#    kernel's BTF; without it the boot logs an error and the option does
+#    nothing), its modules trimmed by the kernel's own
 #    localmodconfig to those a virtual machine uses (config/debian-modules):
 #    Debian's thousand modules would triple the build on 2 cores and the
 #    image would load none of them;
@@ -29,7 +32,8 @@ start=$(date +%s)
 # shellcheck source=scripts/debian-config.sh
 . "$top/scripts/debian-config.sh"
 # bindeb-pkg checks its Build-Depends (scripts/package/mkdebian).
-debian_config_deps dpkg-dev kmod debhelper libdw-dev
+# pahole (dwarves) makes the BTF.
+debian_config_deps dpkg-dev kmod debhelper libdw-dev dwarves
 [ -f "$src/Makefile" ] || die "no kernel tree in $src: run make prepare"
 [ -n "$DEB_VER" ] || die "the version of $DEB_PKG is unknown: run make prepare"
 kmake() { make -C "$src" O="$obj" ARCH=x86_64 LOCALVERSION= \
@@ -38,7 +42,7 @@ CCACHE=$(command -v ccache || true)
 
 mkdir -p "$obj"
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
-debian_config "$obj" -nosuid
+DEBIAN_BTF=1 debian_config "$obj" -nosuid
 grep -v '^#' "$top/config/debian-modules" > "$obj/lsmod"
 kmake -s LSMOD="$obj/lsmod" localmodconfig > "$obj/localmodconfig.log" 2>&1 ||
 	die "localmodconfig failed ($obj/localmodconfig.log)"
@@ -48,7 +52,10 @@ echo "deb: Debian $(basename "$DEB_CONFIG") cloud-amd64 config, $(grep -c '=y$' 
 
 version=$DEB_VER+nosuid1
 log=$out/bindeb-pkg.log
-if ! kmake -j"$jobs" KDEB_PKGVERSION="$version" bindeb-pkg > "$log" 2>&1; then
+# Not linux-image-R-dbg: the debug info of vmlinux and the modules, a
+# gigabyte to compress that a test machine never reads.
+if ! DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
+	kmake -j"$jobs" KDEB_PKGVERSION="$version" bindeb-pkg > "$log" 2>&1; then
 	tail -20 "$log"
 	die "bindeb-pkg failed ($log)"
 fi

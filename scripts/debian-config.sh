@@ -2,8 +2,9 @@
 # Sourced by debian-config-check.sh and deb.sh: Debian's own config of the
 # base (linux-config-$BASE, cloud-amd64 flavour unless DEBIAN_FLAVOUR says
 # otherwise) with the series' options and fragments merged over it.
-# Changes that only drop build dependencies: no BTF or debug info (pahole),
-# no Debian certificates (not in the source package; the lockdown LSM keeps
+# Changes that only drop build dependencies: no BTF or debug info (pahole)
+# unless DEBIAN_BTF=1 (make deb: systemd's RestrictFileSystems= loads a BPF
+# LSM program that needs the kernel's BTF), no Debian certificates (not in the source package; the lockdown LSM keeps
 # MODULE_SIG on, so the build makes its own signing key with openssl).
 # CONFIG_LSM is Debian's list plus disablenetwork, as a distribution that
 # takes the series would set it.
@@ -23,7 +24,7 @@ debian_config_deps() {
 	done
 	[ ${#need[@]} -eq 0 ] && return
 	[ "$(id -u)" -eq 0 ] || die "missing: apt-get install ${need[*]}"
-	apt-get install -y -q --no-install-recommends "${need[@]}" > /dev/null ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" > /dev/null ||
 		die "apt-get install ${need[*]} failed"
 }
 
@@ -38,10 +39,18 @@ debian_config() {
 	xz -dc "$cfg" > "$obj/debian.config"
 	lsm=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$obj/debian.config")
 	[ -n "$lsm" ] || die "$cfg has no CONFIG_LSM"
-	cat > "$obj/build-only.config" <<EOC
+	if [ -n "${DEBIAN_BTF:-}" ]; then
+		grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$obj/debian.config" ||
+			die "$cfg has no CONFIG_DEBUG_INFO_BTF=y"
+		: > "$obj/build-only.config"
+	else
+		cat > "$obj/build-only.config" <<EOC
 # CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT is not set
 CONFIG_DEBUG_INFO_NONE=y
 # CONFIG_DEBUG_INFO_BTF is not set
+EOC
+	fi
+	cat >> "$obj/build-only.config" <<EOC
 CONFIG_SYSTEM_TRUSTED_KEYS=""
 CONFIG_LOCALVERSION="$localversion"
 CONFIG_SECURITY_DISABLENETWORK=y
