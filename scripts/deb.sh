@@ -48,7 +48,7 @@ kmake -s LSMOD="$obj/lsmod" localmodconfig > "$obj/localmodconfig.log" 2>&1 ||
 	die "localmodconfig failed ($obj/localmodconfig.log)"
 # localmodconfig only turns modules off, but check the series' options anyway.
 "$top/scripts/check-config.sh" "$obj/.config" "$obj/build-only.config"
-echo "deb: Debian $(basename "$DEB_CONFIG") cloud-amd64 config, $(grep -c '=y$' "$obj/.config") built-in options, $(grep -c '=m$' "$obj/.config") modules, CONFIG_LSM=\"$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$obj/.config")\""
+echo "deb: Debian $(basename "$DEB_CONFIG") ${DEBIAN_FLAVOUR:-cloud-amd64} config, $(grep -c '=y$' "$obj/.config") built-in options, $(grep -c '=m$' "$obj/.config") modules, CONFIG_LSM=\"$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$obj/.config")\""
 
 version=$DEB_VER+nosuid1
 log=$out/bindeb-pkg.log
