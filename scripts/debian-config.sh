@@ -4,7 +4,9 @@
 # otherwise) with the series' options and fragments merged over it.
 # Changes that only drop build dependencies: no BTF or debug info (pahole)
 # unless DEBIAN_BTF=1 (make deb: systemd's RestrictFileSystems= loads a BPF
-# LSM program that needs the kernel's BTF), no Debian certificates (not in the source package; the lockdown LSM keeps
+# LSM program that needs the kernel's BTF; the host's pahole may be older
+# than Debian's, and olddefconfig drops what it cannot do), no Debian
+# certificates (not in the source package; the lockdown LSM keeps
 # MODULE_SIG on, so the build makes its own signing key with openssl).
 # CONFIG_LSM is Debian's list plus disablenetwork, as a distribution that
 # takes the series would set it.
