@@ -71,8 +71,9 @@ if [ "$mode" = fuzz ]; then
 	per=${CALLS_PER_ROUND:-128}
 	part=${PART_CALLS:-100000}
 	case $calls$per$part in *[!0-9]*) die "CALLS, CALLS_PER_ROUND and PART_CALLS are whole numbers" ;; esac
-	# A round makes its CALLS_PER_ROUND fuzzed calls and a few of set-up.
-	rounds=$((part / per))
+	# A round makes its CALLS_PER_ROUND fuzzed calls and a few of set-up;
+	# a part is rounded up to whole rounds, so CALLS=10^6 is 10 parts.
+	rounds=$(( (part + per - 1) / per ))
 	[ "$rounds" -gt 0 ] || die "PART_CALLS=$part is less than a round"
 	parts=$(( (calls + rounds * per - 1) / (rounds * per) ))
 	cmd="/usr/share/nosuid/fuzz-guest.sh fuzz $seed $parts $rounds $per"
