@@ -94,14 +94,14 @@ fuzz)
 		done
 		j=0
 		for pid in $pids; do
-			wait "$pid" || bad "part $part: fuzzer $j exited with $?"
+			wait "$pid" || bad "part $((part + 1)): fuzzer $j exited with $?"
 			# Its summary lines, and any violation with its replay.
 			grep -E 'calls in|broke the contract|replay|round [0-9]+ \(seed' /tmp/part.$j.log | sed 's/^# //'
 			j=$((j + 1))
 		done
-		charge_is_zero 60 && ucount=0 || { ucount="not 0 after 60 s"; bad "part $part: uid 1000's nosuid namespace charge not back to 0"; }
+		charge_is_zero 60 && ucount=0 || { ucount="not 0 after 60 s"; bad "part $((part + 1)): uid 1000's nosuid namespace charge not back to 0"; }
 		n=$(kernel_reports)
-		[ "$n" -eq "$before" ] || bad "part $part: $((n - before)) new kernel report lines"
+		[ "$n" -eq "$before" ] || bad "part $((part + 1)): $((n - before)) new kernel report lines"
 		say "part $((part + 1))/$parts: rounds $first-$((first + rounds - 1)), seed $seed, ucount $ucount, kernel reports $((n - before))"
 		before=$n
 		part=$((part + 1))

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 
 #include "common.h"
-#include "uring.h"
+#include "../nosuid/uring.h"
 
 /* Is there a thread of ours whose name starts with prefix? */
 static bool have_thread(const char *prefix)

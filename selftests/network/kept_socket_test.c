@@ -41,7 +41,7 @@
 #include <sys/syscall.h>
 
 #include "common.h"
-#include "uring.h"
+#include "../nosuid/uring.h"
 
 #ifndef SO_BINDTOIFINDEX
 #define SO_BINDTOIFINDEX 62
@@ -1177,6 +1177,12 @@ FIXTURE_VARIANT_ADD(cmsg, ip_tos) {
 
 FIXTURE_VARIANT_ADD(cmsg, ipv6_hoplimit) {
 	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_HOPLIMIT,
+	.value = V_INT, .ival = 64, .control = 4, .allowed = true,
+};
+
+/* RFC 2292's name for the same message: ip6_datagram_send_ctl() takes both. */
+FIXTURE_VARIANT_ADD(cmsg, ipv6_2292hoplimit) {
+	.kind = UDP6, .level = SOL_IPV6, .type = IPV6_2292HOPLIMIT,
 	.value = V_INT, .ival = 64, .control = 4, .allowed = true,
 };
 

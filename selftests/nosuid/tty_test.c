@@ -20,14 +20,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <termios.h>
 
 #include "common.h"
+#include "uring.h"
 #include "../kselftest_harness.h"
 
 /* Exit codes of the child besides 0 (and the harness's own failures). */
@@ -367,6 +371,117 @@ TEST_F(tty, outside_session)
 		/* Reading and setting: both refused. */
 		EXPECT_EQ(REFUSED_TCSETS | REFUSED_SETPGRP,
 			  run_outside(self->slave, true));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * The same read through io_uring, by a thread the ring made before the
+ * flag: the SQPOLL thread, or an io-wq worker.  They never set the flag
+ * themselves, but read for their thread group (IORING_OP_READ runs
+ * n_tty_read() in them), so they must count as nosuid as it does.  The
+ * pty has a byte waiting, so the read completes at once where it is
+ * allowed.  0 and the byte with no flag; 1 when refused with EIO; else
+ * 100 + the step that failed, or the result + 200.
+ */
+static int read_through_ring(const char *path, bool nosuid, bool sqpoll)
+{
+	struct io_uring_sqe rd = {
+		.opcode = IORING_OP_READ,
+		.off = -1,
+		.len = 1,
+	};
+	struct ring r;
+	int pipefd[2];
+	char c = 0;
+	int ret;
+
+	if (setsid() < 0)
+		return 100;
+	if (ring_init(&r, sqpoll ? IORING_SETUP_SQPOLL : 0))
+		return 101;
+	/*
+	 * An io-wq worker, alive and idle, before the flag: a forced-async
+	 * read of a pipe, which goes to the unbound workers as a pty read
+	 * does (a NOP would make a bound one).
+	 */
+	if (!sqpoll) {
+		if (pipe(pipefd) || write(pipefd[1], "w", 1) != 1)
+			return 102;
+		rd.fd = pipefd[0];
+		rd.addr = (uintptr_t)&c;
+		rd.flags = IOSQE_ASYNC;
+		if (ring_run(&r, &rd) != 1 || c != 'w')
+			return 102;
+		c = 0;
+	}
+	if (nosuid && set_nosuid())
+		return 103;
+	rd.fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (rd.fd < 0)
+		return 104;
+	rd.addr = (uintptr_t)&c;
+	ret = ring_run(&r, &rd);
+	if (ret == 1 && c == 's')
+		return 0;
+	if (ret == -EIO)
+		return 1;
+	return 200 + (ret < 0 ? -ret % 50 : ret % 50);
+}
+
+static int run_ring_reader(const char *path, int master, int slave,
+			   bool nosuid, bool sqpoll)
+{
+	struct pollfd in = { .fd = slave, .events = POLLIN };
+	int status;
+	pid_t pid;
+
+	/*
+	 * A byte typed on the terminal, not read by the session's job, and
+	 * past the flip buffer: readable without waiting.
+	 */
+	if (write(master, "s", 1) != 1 || poll(&in, 1, 5000) != 1)
+		return 121;
+	pid = fork();
+	if (pid == 0)
+		_exit(read_through_ring(path, nosuid, sqpoll));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 120;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(tty, outside_session_io_uring)
+{
+	struct io_uring_params params = {};
+	int status, slave, ring;
+	pid_t pid;
+
+	ring = syscall(__NR_io_uring_setup, 1, &params);
+	if (ring < 0 && errno == ENOSYS)
+		SKIP(return, "kernel lacks io_uring");
+	ASSERT_LE(0, ring);
+	close(ring);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		slave = open_ctty(_metadata, self->slave);
+		ASSERT_EQ(0, fchown(slave, USER_UID, -1));
+		drop_to_user(_metadata);
+		/* Control: without the flag, each thread reads the byte. */
+		EXPECT_EQ(0, run_ring_reader(self->slave, self->master, slave,
+					     false, true));
+		EXPECT_EQ(0, run_ring_reader(self->slave, self->master, slave,
+					     false, false));
+		/* With it, the SQPOLL thread and the worker get EIO. */
+		EXPECT_EQ(1, run_ring_reader(self->slave, self->master, slave,
+					     true, true));
+		ASSERT_EQ(0, tcflush(slave, TCIFLUSH));
+		EXPECT_EQ(1, run_ring_reader(self->slave, self->master, slave,
+					     true, false));
 		_exit(_metadata->exit_code);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));

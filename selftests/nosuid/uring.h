@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A minimal io_uring for the disablenetwork tests: raw system calls, no
- * liburing (the guest has no libraries).  One request at a time: ring_run()
- * submits it and returns its result, or -10000 when no completion came.
+ * A minimal io_uring for the nosuid and disablenetwork tests: raw system
+ * calls, no liburing (the guest has no libraries).  One request at a
+ * time: ring_run() submits it and returns its result, or -10000 when no
+ * completion came.
  */
 
-#ifndef _DISABLENETWORK_URING_H
-#define _DISABLENETWORK_URING_H
+#ifndef _NOSUID_URING_H
+#define _NOSUID_URING_H
 
 #include <linux/io_uring.h>
 #include <sys/mman.h>
@@ -106,4 +107,4 @@ static int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
 	return cqe.res;
 }
 
-#endif /* _DISABLENETWORK_URING_H */
+#endif /* _NOSUID_URING_H */
