@@ -59,6 +59,15 @@ FRAGMENTS := config/kernel.config config/upstream.config $(wildcard config/base-
 	$(wildcard $(SELFTESTS:%=selftests/%/config)) \
 	$(TREE_SELFTESTS:%=$(SRC)/tools/testing/selftests/%/config)
 CCACHE   := $(shell command -v ccache 2>/dev/null)
+# ccache is bypassed unless USE_CCACHE=1: on 2026-12-07 it handed a build
+# of the test kernel a landlock/cred.o compiled for another LSM
+# configuration (its hooks pointed at other hooks' static-call slots, so
+# every new cred lost the Landlock domain).  kbuild's own incremental
+# build is safe (DESIGN.md, "A bad local build").  The command lines keep
+# "ccache gcc", so switching does not rebuild anything.
+ifneq ($(USE_CCACHE),1)
+export CCACHE_DISABLE := 1
+endif
 # kbuild gives the compiler absolute paths: ccache makes those under the
 # repository relative (../linux/...), so that its results still hit after
 # the repository or the build directory moved.

@@ -52,6 +52,10 @@ kernel_reports() {
 }
 KERNEL_REPORTS='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|refcount_t:|Oops|general protection fault|INFO: task .* blocked|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:'
 
+# The scripts that build kernels run ccache bypassed, as the Makefile does,
+# unless USE_CCACHE=1.
+[ "${USE_CCACHE:-}" = 1 ] || export CCACHE_DISABLE=1
+
 # debian_mirror: the Debian mirror the host's apt sources already name (the
 # first URI, one-line or deb822, that is a Debian archive: path ending in
 # /debian, not debian-security, not a third-party source), or nothing.
