@@ -441,9 +441,9 @@ static int run_ring_reader(const char *path, int master, int slave,
 
 	/*
 	 * A byte typed on the terminal, not read by the session's job, and
-	 * past the flip buffer: readable without waiting.
+	 * past the flip buffer (a wait, not a time limit): readable at once.
 	 */
-	if (write(master, "s", 1) != 1 || poll(&in, 1, 5000) != 1)
+	if (write(master, "s", 1) != 1 || poll(&in, 1, 30000) != 1)
 		return 121;
 	pid = fork();
 	if (pid == 0)
