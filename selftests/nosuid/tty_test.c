@@ -149,6 +149,18 @@ static int open_ctty(struct __test_metadata *const _metadata,
 	return slave;
 }
 
+/* The same, owned by the user as a login pty is, and the user dropped to. */
+static int open_user_ctty(struct __test_metadata *const _metadata,
+			  const char *path)
+{
+	int slave = open_ctty(_metadata, path);
+
+	/* Any task of the uid opens it by its name. */
+	ASSERT_EQ(0, fchown(slave, USER_UID, -1));
+	drop_to_user(_metadata);
+	return slave;
+}
+
 /* In the child; the exit code says how it went. */
 static int tiocsti_child(struct __test_metadata *const _metadata,
 			 const FIXTURE_VARIANT(tty) *variant, const char *path)
@@ -356,16 +368,14 @@ static int run_outside(const char *path, bool nosuid)
 
 TEST_F(tty, outside_session)
 {
-	int status, slave;
+	int status;
 	pid_t pid;
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		slave = open_ctty(_metadata, self->slave);
-		/* The user's, as a login pty is: any task of the uid opens it. */
-		ASSERT_EQ(0, fchown(slave, USER_UID, -1));
-		drop_to_user(_metadata);
+		/* Kept open: the session's controlling terminal. */
+		open_user_ctty(_metadata, self->slave);
 		/* Control: without the flag, both work. */
 		EXPECT_EQ(0, run_outside(self->slave, false));
 		/* Reading and setting: both refused. */
@@ -468,9 +478,7 @@ TEST_F(tty, outside_session_io_uring)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		slave = open_ctty(_metadata, self->slave);
-		ASSERT_EQ(0, fchown(slave, USER_UID, -1));
-		drop_to_user(_metadata);
+		slave = open_user_ctty(_metadata, self->slave);
 		/* Control: without the flag, each thread reads the byte. */
 		EXPECT_EQ(0, run_ring_reader(self->slave, self->master, slave,
 					     false, true));
