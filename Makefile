@@ -126,8 +126,8 @@ check-debug: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@scripts/check-debug.sh
 
-# The flake rate: N boots of the normal kernel, DEBUG_N of the debug one,
-# each with the whole suite; per test, how often it failed (not in CI).
+# The fuzz campaign (CALLS calls of selftests/fuzz) and Debian's trinity,
+# on the debug kernel (scripts/fuzz.sh; not in CI).
 fuzz: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@scripts/fuzz.sh fuzz
@@ -136,6 +136,8 @@ trinity: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@scripts/fuzz.sh trinity
 
+# The flake rate: N boots of the normal kernel, DEBUG_N of the debug one,
+# each with the whole suite; per test, how often it failed (not in CI).
 soak: prepare
 	@$(MAKE) --no-print-directory _image _debug-kernel
 	@N=$(or $(N),20) DEBUG_N=$(or $(DEBUG_N),5) scripts/soak.sh
