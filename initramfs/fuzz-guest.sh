@@ -85,6 +85,7 @@ fuzz)
 	while [ $part -lt "$parts" ] ||
 	      { [ $total -lt "$target" ] && [ $part -lt $((parts + 2)) ]; }; do
 		first=$((part * rounds + 1))
+		total_before=$total
 		j=0 pids=
 		while [ $j -lt "$jobs" ]; do
 			from=$((first + j * slice))
@@ -109,7 +110,7 @@ fuzz)
 		n=$(kernel_reports)
 		[ "$n" -eq "$before" ] || bad "part $((part + 1)): $((n - before)) new kernel report lines"
 		of=$parts
-		[ $part -ge "$parts" ] && of="$parts, an extra part: $total of $target calls before it"
+		[ $part -ge "$parts" ] && of="$parts, an extra part: $total_before of $target calls before it"
 		say "part $((part + 1))/$of: rounds $first-$((first + rounds - 1)), seed $seed, ucount $ucount, kernel reports $((n - before)), $total calls so far"
 		before=$n
 		part=$((part + 1))
