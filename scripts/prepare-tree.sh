@@ -96,7 +96,8 @@ for l in "${layers[@]}"; do
 		if ! out=$(git am -3 -q "$p" 2>&1); then
 			git am --abort >/dev/null 2>&1 || true
 			git rev-parse HEAD > "$failed"
-			echo "error: patch ${p#"$top"/} does not apply to BASE=$BASE, $kver ($DEB_LABEL):" >&2
+			# git says why: a conflict, or a local fault (no index written).
+			echo "error: git am -3 failed on ${p#"$top"/} (BASE=$BASE, $kver, $DEB_LABEL):" >&2
 			# Its advice (--continue, --skip) is moot after the abort.
 			echo "$out" | grep -v -e '^hint:' -e '^When you have resolved' \
 				-e '^If you prefer to skip' -e '^To restore the original branch' |
