@@ -17,8 +17,10 @@ for l in "$@"; do
 	[ $i -eq $n ] && end=HEAD
 	rm -f "$pdir/$l"/*.patch
 	mkdir -p "$pdir/$l"
-	git -C "$src" format-patch -q --zero-commit --no-signature \
-		-o "$pdir/$l" "$prev..$end"
+	# Blob ids at a fixed length: git's own grows with the tree's
+	# objects, and a fresh tree would rewrite every index line.
+	git -C "$src" -c core.abbrev=9 format-patch -q --zero-commit \
+		--no-signature -o "$pdir/$l" "$prev..$end"
 	[ $i -eq $n ] || git -C "$src" rev-parse -q --verify "$end" >/dev/null
 	prev=$end
 done

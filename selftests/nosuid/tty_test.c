@@ -497,4 +497,180 @@ TEST_F(tty, outside_session_io_uring)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * A read that began while the reader's own nosuid job had the foreground,
+ * and still waits when the shell takes the terminal back for a job that
+ * kept its rights (sudo's password prompt, after "nosuid make && sudo make
+ * install"): the check ran when the read began, and must be made again
+ * when it wakes, or the first line typed goes to the nosuid task.  The
+ * reader is the job's leader, which set the flag (own_flag), or its child
+ * (inherited_flag); and, in both, a child that left the session with
+ * setsid() and opened the terminal by its name.
+ */
+#define PENDING_GOT_BYTE 1
+#define PENDING_EIO 2
+
+/* Says it is about to read (its pid), reads one byte, says what came. */
+static void pending_reader(const char *path, int slave, bool outside,
+			   int ready, int report)
+{
+	pid_t me = getpid();
+	ssize_t n;
+	char c, r;
+
+	if (outside) {
+		if (setsid() < 0)
+			_exit(100);
+		slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (slave < 0)
+			_exit(101);
+	}
+	if (write(ready, &me, sizeof(me)) != sizeof(me))
+		_exit(102);
+	n = read(slave, &c, 1);
+	r = n == 1 && c == 'x' ? PENDING_GOT_BYTE :
+	    n < 0 && errno == EIO ? PENDING_EIO : 100 + (n < 0 ? errno % 50 : 50);
+	_exit(write(report, &r, 1) == 1 ? 0 : 103);
+}
+
+/* The job: waits for the foreground, sets the flag, starts the reader. */
+static int pending_job(const char *path, int slave, bool nosuid,
+		       bool by_child, bool outside, int go, int ready,
+		       int report)
+{
+	int status;
+	pid_t pid;
+	char c;
+
+	if (setpgid(0, 0) || read(go, &c, 1) != 1)
+		return 110;
+	if (nosuid && set_nosuid())
+		return 111;
+	if (!by_child)
+		pending_reader(path, slave, outside, ready, report);
+	pid = fork();
+	if (pid == 0)
+		pending_reader(path, slave, outside, ready, report);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 112;
+	return WEXITSTATUS(status);
+}
+
+/* Until @pid sleeps in read(2) (a wait for a state, with a sanity bound). */
+static bool waits_in_read(pid_t pid)
+{
+	char path[64], buf[64], nr[16];
+	int i, fd, len;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	len = snprintf(nr, sizeof(nr), "%d ", __NR_read);
+	for (i = 0; i < 30000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		/* The number of read(2), shown only while the task sleeps. */
+		if (n > len && !strncmp(buf, nr, len))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * In the session leader, the shell: the job gets the foreground, its
+ * reader sleeps, the shell takes the terminal back and a byte is typed.
+ * The reader's result, PENDING_*, and whether the shell got the byte.
+ */
+static int hand_back(struct __test_metadata *const _metadata,
+		     const char *path, int master, int slave, bool nosuid,
+		     bool by_child, bool outside, bool *shell_got_it)
+{
+	int go[2], ready[2], report[2], status;
+	struct pollfd in = { .fd = slave, .events = POLLIN };
+	pid_t job, reader;
+	char r = 0, c = 0;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(report));
+	job = fork();
+	ASSERT_LE(0, job);
+	if (job == 0)
+		_exit(pending_job(path, slave, nosuid, by_child, outside,
+				  go[0], ready[1], report[1]));
+	ASSERT_EQ(0, setpgid(job, job));
+	ASSERT_EQ(0, tcsetpgrp(slave, job));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(sizeof(reader), read(ready[0], &reader, sizeof(reader)));
+	ASSERT_TRUE(waits_in_read(reader));
+	/* The job is done as far as the shell knows: it takes the terminal. */
+	ASSERT_EQ(0, tcsetpgrp(slave, getpgrp()));
+	ASSERT_EQ(1, write(master, "x", 1));
+	ASSERT_EQ(1, read(report[0], &r, 1));
+	/* Refused, the byte waits for the shell (past the flip buffer). */
+	*shell_got_it = poll(&in, 1, r == PENDING_EIO ? 30000 : 0) == 1 &&
+			read(slave, &c, 1) == 1 && c == 'x';
+	ASSERT_EQ(job, waitpid(job, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(report[0]);
+	close(report[1]);
+	return r;
+}
+
+TEST_F(tty, pending_read_after_handoff)
+{
+	bool by_child = variant->inherited, got;
+	struct termios tio;
+	int status, slave;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		slave = open_user_ctty(_metadata, self->slave);
+		/*
+		 * The uid change made us undumpable, and our children with
+		 * us: /proc/PID/syscall of the reader needs it back.
+		 */
+		ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+		/* Reads wait for a byte, with no timeout. */
+		ASSERT_EQ(0, tcgetattr(slave, &tio));
+		tio.c_cc[VMIN] = 1;
+		tio.c_cc[VTIME] = 0;
+		ASSERT_EQ(0, tcsetattr(slave, TCSANOW, &tio));
+		/* As a shell does: it takes the terminal back from the job. */
+		ASSERT_NE(SIG_ERR, signal(SIGTTOU, SIG_IGN));
+		/* Control: without the flag, the pending read gets the byte. */
+		EXPECT_EQ(PENDING_GOT_BYTE,
+			  hand_back(_metadata, self->slave, self->master, slave,
+				    false, by_child, false, &got));
+		EXPECT_FALSE(got);
+		EXPECT_EQ(PENDING_GOT_BYTE,
+			  hand_back(_metadata, self->slave, self->master, slave,
+				    false, true, true, &got));
+		EXPECT_FALSE(got);
+		/* With it, the read ends with EIO and the shell reads it. */
+		EXPECT_EQ(PENDING_EIO,
+			  hand_back(_metadata, self->slave, self->master, slave,
+				    true, by_child, false, &got));
+		EXPECT_TRUE(got);
+		EXPECT_EQ(PENDING_EIO,
+			  hand_back(_metadata, self->slave, self->master, slave,
+				    true, true, true, &got));
+		EXPECT_TRUE(got);
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_HARNESS_MAIN
