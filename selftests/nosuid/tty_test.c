@@ -627,9 +627,22 @@ static int hand_back(struct __test_metadata *const _metadata,
 
 TEST_F(tty, pending_read_after_handoff)
 {
-	bool by_child = variant->inherited, got;
+	/* The reader, and what its read and the shell must get. */
+	const struct {
+		bool nosuid, by_child, outside;
+		int want;
+	} cases[] = {
+		/* Control: without the flag, the pending read gets the byte. */
+		{ false, variant->inherited, false, PENDING_GOT_BYTE },
+		{ false, true, true, PENDING_GOT_BYTE },
+		/* With it, the read ends with EIO and the shell reads it. */
+		{ true, variant->inherited, false, PENDING_EIO },
+		{ true, true, true, PENDING_EIO },
+	};
 	struct termios tio;
 	int status, slave;
+	unsigned int i;
+	bool got;
 	pid_t pid;
 
 	pid = fork();
@@ -648,24 +661,17 @@ TEST_F(tty, pending_read_after_handoff)
 		ASSERT_EQ(0, tcsetattr(slave, TCSANOW, &tio));
 		/* As a shell does: it takes the terminal back from the job. */
 		ASSERT_NE(SIG_ERR, signal(SIGTTOU, SIG_IGN));
-		/* Control: without the flag, the pending read gets the byte. */
-		EXPECT_EQ(PENDING_GOT_BYTE,
-			  hand_back(_metadata, self->slave, self->master, slave,
-				    false, by_child, false, &got));
-		EXPECT_FALSE(got);
-		EXPECT_EQ(PENDING_GOT_BYTE,
-			  hand_back(_metadata, self->slave, self->master, slave,
-				    false, true, true, &got));
-		EXPECT_FALSE(got);
-		/* With it, the read ends with EIO and the shell reads it. */
-		EXPECT_EQ(PENDING_EIO,
-			  hand_back(_metadata, self->slave, self->master, slave,
-				    true, by_child, false, &got));
-		EXPECT_TRUE(got);
-		EXPECT_EQ(PENDING_EIO,
-			  hand_back(_metadata, self->slave, self->master, slave,
-				    true, true, true, &got));
-		EXPECT_TRUE(got);
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			EXPECT_EQ(cases[i].want,
+				  hand_back(_metadata, self->slave, self->master,
+					    slave, cases[i].nosuid,
+					    cases[i].by_child, cases[i].outside,
+					    &got))
+			{
+				TH_LOG("case %u", i);
+			}
+			EXPECT_EQ(cases[i].want == PENDING_EIO, got);
+		}
 		_exit(_metadata->exit_code);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
