@@ -1,7 +1,8 @@
 #!/bin/bash
 # make check: boot the test kernel twice and summarise both TAP logs.
 #  1. the normal boot runs every kselftest of the project;
-#  2. a boot with the disablenetwork LSM left out of lsm= runs lsm_off,
+#  2. a boot with the disablenetwork LSM left out of lsm= (the nosuid LSM,
+#     which PR_SET_NOSUID needs, stays in) runs lsm_off,
 #     which checks what must hold then: the prctls are EINVAL, nosuid and
 #     the network work as before.
 # Prints one line per test, then "N passed, N failed, N skipped"; fails when
@@ -14,7 +15,7 @@ rc=0
 taps=("$B/kselftest.tap")
 if [ -d "$B/kselftest-root/kselftest/lsm_off" ]; then
 	BOOT_NAME=nolsm "$top/scripts/boot.sh" check hsuite=lsm_off \
-		lsm=landlock,lockdown,yama || rc=1
+		lsm=landlock,lockdown,yama,nosuid || rc=1
 	taps+=(boot="lsm without disablenetwork" "$B/kselftest-nolsm.tap")
 fi
 if [ $rc -ne 0 ]; then

@@ -8,7 +8,7 @@
 # than Debian's, and olddefconfig drops what it cannot do), no Debian
 # certificates (not in the source package; the lockdown LSM keeps
 # MODULE_SIG on, so the build makes its own signing key with openssl).
-# CONFIG_LSM is Debian's list plus disablenetwork, as a distribution that
+# CONFIG_LSM is Debian's list plus nosuid and disablenetwork, as a distribution that
 # takes the series would set it.
 # Needs $top, $B, $BASE, $DEB_CONFIG (scripts/base.sh) and die().
 
@@ -56,8 +56,13 @@ EOC
 CONFIG_SYSTEM_TRUSTED_KEYS=""
 CONFIG_LOCALVERSION="$localversion"
 CONFIG_SECURITY_DISABLENETWORK=y
-CONFIG_LSM="$lsm,disablenetwork"
 EOC
+	# The nosuid LSM comes before disablenetwork, where the base has it.
+	if [ -f "$src/security/nosuid/Kconfig" ]; then
+		printf 'CONFIG_SECURITY_NOSUID=y\nCONFIG_LSM="%s,nosuid,disablenetwork"\n' "$lsm"
+	else
+		printf 'CONFIG_LSM="%s,disablenetwork"\n' "$lsm"
+	fi >> "$obj/build-only.config"
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 		"$obj/debian.config" "$@" "$obj/build-only.config" > "$obj/merge.log") ||
 		die "merge_config.sh failed ($obj/merge.log)"

@@ -38,7 +38,7 @@ boot || rc=1
 taps=("$d/kselftest.tap")
 off=$(printf '%s\n' "${targets[@]}" | grep 'lsm_off$' || true)
 if [ -n "$off" ]; then
-	BOOT_NAME=nolsm boot hsuite="$off" lsm=landlock,lockdown,yama || rc=1
+	BOOT_NAME=nolsm boot hsuite="$off" lsm=landlock,lockdown,yama,nosuid || rc=1
 	taps+=(boot="lsm without disablenetwork" "$d/kselftest-nolsm.tap")
 fi
 [ $rc -eq 0 ] || die "a boot did not finish"

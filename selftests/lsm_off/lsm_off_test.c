@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A kernel built with disablenetwork but booted without it in lsm=: the
- * gate's prctls are unknown (EINVAL) and nothing else changes.  nosuid is
- * not part of the LSM and keeps working, and a nosuid task keeps all its
- * network access.  Run by make check's second boot; on a kernel where the
+ * gate's prctls are unknown (EINVAL) and nothing else changes.  The nosuid
+ * LSM stays in lsm= (make check boots lsm=landlock,lockdown,yama,nosuid):
+ * PR_SET_NOSUID keeps working, and a nosuid task keeps all its network
+ * access.  Run by make check's second boot; on a kernel where the
  * LSM is active the tests skip, saying so.
  */
 #define _GNU_SOURCE

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/keyctl.h>
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -432,6 +433,71 @@ TEST(setgroups_of_fresh_user_namespace)
 	kill(target, SIGKILL);
 	waitpid(control, NULL, 0);
 	waitpid(target, NULL, 0);
+}
+
+/* A software event on @pid (-1: every task) and CPU 0: 0 or an errno. */
+static int open_cpu_clock(pid_t pid)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = syscall(__NR_perf_event_open, &attr, pid, pid == -1 ? 0 : -1,
+			 -1, 0);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int cpu_wide_event(pid_t parent)
+{
+	return open_cpu_clock(-1);
+}
+
+static int own_event(pid_t parent)
+{
+	return open_cpu_clock(0);
+}
+
+/*
+ * A CPU-wide event samples every task that runs on the CPU, with no
+ * per-task ptrace check: with perf_event_paranoid at 0 any user may open
+ * one, and a nosuid task would read tasks that kept their rights.
+ */
+TEST(cpu_wide_perf_event)
+{
+	char old[16] = "";
+	int fd, n, status;
+	pid_t pid;
+
+	fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDWR);
+	if (fd < 0 && errno == ENOENT)
+		SKIP(return, "kernel without perf events (CONFIG_PERF_EVENTS)");
+	ASSERT_LE(0, fd);
+	n = read(fd, old, sizeof(old) - 1);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(1, pwrite(fd, "0", 1, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		become_user(_metadata);
+		/* Control: without the flag, paranoid 0 lets the user in. */
+		EXPECT_EQ(0, from_child(_metadata, false, cpu_wide_event));
+		/* With the flag: refused; an event on itself still works. */
+		EXPECT_EQ(EACCES, from_child(_metadata, true, cpu_wide_event));
+		EXPECT_EQ(0, from_child(_metadata, true, own_event));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(n, pwrite(fd, old, n, 0));
+	close(fd);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN
