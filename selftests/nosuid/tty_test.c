@@ -13,8 +13,16 @@
  * A job in the background reaches the same input without pushing a byte:
  * ignoring SIGTTOU, it may make itself the foreground (TIOCSPGRP) or turn
  * echo on (TCSETS), and setpgid() may make it a member of the foreground
- * job.  A nosuid job may do none of these while the foreground holds a
- * task that is not nosuid (background_job).
+ * job.  Of these the kernel refuses a nosuid job only the last, while the
+ * foreground holds a task that is not nosuid (background_job): job control
+ * is given up by running the job on a terminal of its own, which the
+ * nosuid tool does (selftests/nosuid_tool/nosuid_tool_pty_test.c).
+ *
+ * A task that left the session opens the terminal by its name, as a file
+ * of its uid: a nosuid task may not, while the session holds a task that
+ * is not nosuid (outside_session), not even through an io_uring thread
+ * made before the flag (outside_session_io_uring); a terminal whose
+ * session holds only nosuid tasks stays open to it (nosuid_session).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
 
@@ -228,11 +237,10 @@ TEST_F(tty, tiocsti)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
-/* What take_the_terminal() found refused, as a nosuid job should be. */
+/* What take_the_terminal() found refused. */
 #define REFUSED_TCSETS	1	/* EIO */
 #define REFUSED_SETPGRP	2	/* ENOTTY */
 #define REFUSED_JOIN	4	/* EPERM */
-#define REFUSED_ALL	7
 
 /*
  * What a job in the background tries, ignoring SIGTTOU, in a session
@@ -313,8 +321,13 @@ TEST_F(tty, background_job)
 		ret = run_job(slave, false, false);
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(getpgrp(), tcgetpgrp(slave));
+		/*
+		 * With it, joining the foreground job is refused; taking the
+		 * foreground and the modes is what a shared terminal allows
+		 * any job (given back here, as the control does).
+		 */
 		ret = run_job(slave, true, variant->inherited);
-		EXPECT_EQ(REFUSED_ALL, ret);
+		EXPECT_EQ(REFUSED_JOIN, ret);
 		EXPECT_EQ(getpgrp(), tcgetpgrp(slave));
 		_exit(_metadata->exit_code);
 	}
@@ -325,11 +338,12 @@ TEST_F(tty, background_job)
 
 /*
  * Outside the session: a task that left it with setsid() opens the
- * session's terminal by its name, as a file of its uid.  Reading it and
- * changing it must not work for a nosuid task while the foreground holds
- * a task that is not nosuid.  0, or 10 + the bits of what was refused
- * with EIO, or 100 + a step that failed otherwise.
+ * session's terminal by its name, as a file of its uid, then reads it and
+ * changes it.  0 when all works; REFUSED_OPEN when the open is refused
+ * with EACCES, else the bits of what was refused with EIO, or 100 + a
+ * step that failed otherwise.
  */
+#define REFUSED_OPEN	4
 static int use_from_outside(const char *path, bool nosuid)
 {
 	struct termios tio;
@@ -342,7 +356,7 @@ static int use_from_outside(const char *path, bool nosuid)
 		return 101;
 	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return 102;
+		return errno == EACCES ? REFUSED_OPEN : 102;
 	if (tcgetattr(fd, &tio))
 		return 103;
 	if (tcsetattr(fd, TCSANOW, &tio))
@@ -378,9 +392,8 @@ TEST_F(tty, outside_session)
 		open_user_ctty(_metadata, self->slave);
 		/* Control: without the flag, both work. */
 		EXPECT_EQ(0, run_outside(self->slave, false));
-		/* Reading and setting: both refused. */
-		EXPECT_EQ(REFUSED_TCSETS | REFUSED_SETPGRP,
-			  run_outside(self->slave, true));
+		/* With it, the terminal does not open. */
+		EXPECT_EQ(REFUSED_OPEN, run_outside(self->slave, true));
 		_exit(_metadata->exit_code);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -389,13 +402,127 @@ TEST_F(tty, outside_session)
 }
 
 /*
- * The same read through io_uring, by a thread the ring made before the
- * flag: the SQPOLL thread, or an io-wq worker.  They never set the flag
- * themselves, but read for their thread group (IORING_OP_READ runs
- * n_tty_read() in them), so they must count as nosuid as it does.  The
- * pty has a byte waiting, so the read completes at once where it is
- * allowed.  0 and the byte with no flag; 1 when refused with EIO; else
- * 100 + the step that failed, or the result + 200.
+ * What stays open to a nosuid task: its own controlling terminal, by its
+ * name, and a terminal whose session holds only nosuid tasks (the pty the
+ * nosuid tool gives a command), from outside that session.
+ */
+TEST_F(tty, nosuid_session)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		open_user_ctty(_metadata, self->slave);
+		ASSERT_EQ(0, set_nosuid());
+		/* Its own controlling terminal, by name. */
+		fd = open(self->slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		EXPECT_LE(0, fd);
+		if (fd >= 0)
+			close(fd);
+		/* From another session: only nosuid tasks in this one. */
+		EXPECT_EQ(0, run_outside(self->slave, true));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/* Send @fd over @sock with SCM_RIGHTS. */
+static int send_fd(int sock, int fd)
+{
+	char data = 't', buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/*
+ * In a session of its own, nosuid or not, take a descriptor from @sock:
+ * 0 when it arrived, 1 when the message came without it (refused), else
+ * 100 + the step that failed.
+ */
+static int receive_terminal(int sock, bool nosuid)
+{
+	char data, buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (setsid() < 0)
+		return 100;
+	if (nosuid && set_nosuid())
+		return 101;
+	if (recvmsg(sock, &msg, 0) != 1)
+		return 102;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg)
+		return msg.msg_flags & MSG_CTRUNC ? 1 : 103;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	close(fd);
+	return 0;
+}
+
+/*
+ * The user's terminal handed over rather than opened: over SCM_RIGHTS
+ * (or taken with pidfd_getfd(), the same check).  A nosuid task outside
+ * the session does not receive it.
+ */
+TEST_F(tty, terminal_passed_over)
+{
+	int status, slave, sv[2], i;
+	pid_t pid, receiver;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		slave = open_user_ctty(_metadata, self->slave);
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+			receiver = fork();
+			ASSERT_LE(0, receiver);
+			if (receiver == 0) {
+				close(sv[0]);
+				_exit(receive_terminal(sv[1], i == 1));
+			}
+			close(sv[1]);
+			ASSERT_EQ(0, send_fd(sv[0], slave));
+			ASSERT_EQ(receiver, waitpid(receiver, &status, 0));
+			ASSERT_TRUE(WIFEXITED(status));
+			/* Control: without the flag it arrives. */
+			EXPECT_EQ(i == 1 ? 1 : 0, WEXITSTATUS(status));
+			close(sv[0]);
+		}
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * The same through io_uring, by a thread the ring made before the flag:
+ * the SQPOLL thread, or an io-wq worker.  They never set the flag
+ * themselves, but open and read for their thread group (IORING_OP_OPENAT
+ * and IORING_OP_READ run in them), so they must count as nosuid as it
+ * does.  The pty has a byte waiting, so the read completes at once where
+ * it is allowed.  0 and the byte with no flag; 1 when the open is refused
+ * with EACCES; else 100 + the step that failed, or the result + 200.
  */
 static int read_through_ring(const char *path, bool nosuid, bool sqpoll)
 {
@@ -404,6 +531,7 @@ static int read_through_ring(const char *path, bool nosuid, bool sqpoll)
 		.off = -1,
 		.len = 1,
 	};
+	struct io_uring_sqe op = { .opcode = IORING_OP_OPENAT };
 	struct ring r;
 	int pipefd[2];
 	char c = 0;
@@ -430,15 +558,20 @@ static int read_through_ring(const char *path, bool nosuid, bool sqpoll)
 	}
 	if (nosuid && set_nosuid())
 		return 103;
-	rd.fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (rd.fd < 0)
+	op.fd = AT_FDCWD;
+	op.addr = (uintptr_t)path;
+	op.open_flags = O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	op.flags = sqpoll ? 0 : IOSQE_ASYNC;
+	ret = ring_run(&r, &op);
+	if (ret == -EACCES)
+		return 1;
+	if (ret < 0)
 		return 104;
+	rd.fd = ret;
 	rd.addr = (uintptr_t)&c;
 	ret = ring_run(&r, &rd);
 	if (ret == 1 && c == 's')
 		return 0;
-	if (ret == -EIO)
-		return 1;
 	return 200 + (ret < 0 ? -ret % 50 : ret % 50);
 }
 
@@ -484,7 +617,7 @@ TEST_F(tty, outside_session_io_uring)
 					     false, true));
 		EXPECT_EQ(0, run_ring_reader(self->slave, self->master, slave,
 					     false, false));
-		/* With it, the SQPOLL thread and the worker get EIO. */
+		/* With it, neither the SQPOLL thread nor the worker opens it. */
 		EXPECT_EQ(1, run_ring_reader(self->slave, self->master, slave,
 					     true, true));
 		ASSERT_EQ(0, tcflush(slave, TCIFLUSH));
@@ -498,17 +631,18 @@ TEST_F(tty, outside_session_io_uring)
 }
 
 /*
- * A read that began while the reader's own nosuid job had the foreground,
- * and still waits when the shell takes the terminal back for a job that
- * kept its rights (sudo's password prompt, after "nosuid make && sudo make
- * install"): the check ran when the read began, and must be made again
- * when it wakes, or the first line typed goes to the nosuid task.  The
- * reader is the job's leader, which set the flag (own_flag), or its child
- * (inherited_flag); and, in both, a child that left the session with
- * setsid() and opened the terminal by its name.
+ * A read that began while the reader's own job had the foreground, and
+ * still waits when the shell takes the terminal back for a job that kept
+ * its rights (sudo's password prompt, after "nosuid make && sudo make
+ * install"): job control is asked when a read begins, not when it wakes,
+ * so the first line typed goes to the reader (the control).  The reader
+ * is the job's leader (own_flag) or its child (inherited_flag), and a
+ * child that left the session with setsid() and opened the terminal by
+ * its name, which a nosuid one cannot do.
  */
 #define PENDING_GOT_BYTE 1
 #define PENDING_EIO 2
+#define PENDING_REFUSED_OPEN 3	/* a nosuid reader outside: no terminal */
 
 /* Says it is about to read (its pid), reads one byte, says what came. */
 static void pending_reader(const char *path, int slave, bool outside,
@@ -522,8 +656,13 @@ static void pending_reader(const char *path, int slave, bool outside,
 		if (setsid() < 0)
 			_exit(100);
 		slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-		if (slave < 0)
-			_exit(101);
+		if (slave < 0) {
+			/* No reader to wait for: pid 0, then why. */
+			r = errno == EACCES ? PENDING_REFUSED_OPEN : 101;
+			me = 0;
+			_exit(write(ready, &me, sizeof(me)) == sizeof(me) &&
+			      write(report, &r, 1) == 1 ? 0 : 103);
+		}
 	}
 	if (write(ready, &me, sizeof(me)) != sizeof(me))
 		_exit(102);
@@ -605,13 +744,15 @@ static int hand_back(struct __test_metadata *const _metadata,
 	ASSERT_EQ(0, tcsetpgrp(slave, job));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(sizeof(reader), read(ready[0], &reader, sizeof(reader)));
-	ASSERT_TRUE(waits_in_read(reader));
+	/* 0: the reader could not even open the terminal. */
+	if (reader)
+		ASSERT_TRUE(waits_in_read(reader));
 	/* The job is done as far as the shell knows: it takes the terminal. */
 	ASSERT_EQ(0, tcsetpgrp(slave, getpgrp()));
 	ASSERT_EQ(1, write(master, "x", 1));
 	ASSERT_EQ(1, read(report[0], &r, 1));
 	/* Refused, the byte waits for the shell (past the flip buffer). */
-	*shell_got_it = poll(&in, 1, r == PENDING_EIO ? 30000 : 0) == 1 &&
+	*shell_got_it = poll(&in, 1, r != PENDING_GOT_BYTE ? 30000 : 0) == 1 &&
 			read(slave, &c, 1) == 1 && c == 'x';
 	ASSERT_EQ(job, waitpid(job, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
@@ -635,9 +776,14 @@ TEST_F(tty, pending_read_after_handoff)
 		/* Control: without the flag, the pending read gets the byte. */
 		{ false, variant->inherited, false, PENDING_GOT_BYTE },
 		{ false, true, true, PENDING_GOT_BYTE },
-		/* With it, the read ends with EIO and the shell reads it. */
-		{ true, variant->inherited, false, PENDING_EIO },
-		{ true, true, true, PENDING_EIO },
+		/*
+		 * With it, outside the session, the terminal does not even
+		 * open and the shell reads the byte.  Inside the session the
+		 * terminal is shared, as the control shows: the nosuid tool
+		 * runs a job on a pty of its own (nosuid_tool_pty_test.c,
+		 * reader_left_behind).
+		 */
+		{ true, true, true, PENDING_REFUSED_OPEN },
 	};
 	struct termios tio;
 	int status, slave;
@@ -670,7 +816,7 @@ TEST_F(tty, pending_read_after_handoff)
 			{
 				TH_LOG("case %u", i);
 			}
-			EXPECT_EQ(cases[i].want == PENDING_EIO, got);
+			EXPECT_EQ(cases[i].want != PENDING_GOT_BYTE, got);
 		}
 		_exit(_metadata->exit_code);
 	}

@@ -384,7 +384,7 @@ FIXTURE_VARIANT(usage) {
 
 FIXTURE_VARIANT_ADD(usage, help) {
 	.args = { "--help" },
-	.out = "Usage: nosuid [--no-network] [--netns] [--] COMMAND [ARG...]",
+	.out = "Usage: nosuid [--no-network] [--netns] [--share-terminal] [--] COMMAND [ARG...]",
 };
 
 FIXTURE_VARIANT_ADD(usage, help_short) {
@@ -434,6 +434,12 @@ FIXTURE_VARIANT_ADD(usage, missing_command_after_options) {
 
 FIXTURE_VARIANT_ADD(usage, status_with_other_option) {
 	.args = { "--status", "--netns" },
+	.exit = 125,
+	.err = "--status changes nothing",
+};
+
+FIXTURE_VARIANT_ADD(usage, status_with_share_terminal) {
+	.args = { "--status", "--share-terminal" },
 	.exit = 125,
 	.err = "--status changes nothing",
 };
