@@ -294,25 +294,24 @@ TEST_F_TIMEOUT(pty, window_size, 120)
 }
 
 /*
- * ^Z stops the command, and nosuid with it, so that the caller's shell
- * sees its job stopped and takes the terminal back; fg continues both.
- * Here the test's child is the shell: the session leader on the caller's
- * terminal, running the tool as a job in a process group of its own.
+ * In the test's child, as a shell would be: the session leader on the
+ * pty, as uid 1000, starting @argv as a job in a process group of its
+ * own and in the foreground.  The job's pid, or -(the step that failed).
  */
-static int job_control_shell(struct term *t, char *const argv[])
+static pid_t shell_starts_job(struct term *t, char *const argv[])
 {
-	int fd, status;
 	pid_t job;
+	int fd;
 
 	if (setsid() < 0)
-		return 97;
+		return -97;
 	fd = open(t->slave, O_RDWR);
 	if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) || fchown(fd, USER_ID, -1) ||
 	    dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		return 98;
+		return -98;
 	if (setgroups(0, NULL) || setresgid(USER_ID, USER_ID, USER_ID) ||
 	    setresuid(USER_ID, USER_ID, USER_ID))
-		return 99;
+		return -99;
 	signal(SIGTTOU, SIG_IGN);
 	job = fork();
 	if (job == 0) {
@@ -324,6 +323,22 @@ static int job_control_shell(struct term *t, char *const argv[])
 	}
 	setpgid(job, job);
 	tcsetpgrp(0, job);
+	return job;
+}
+
+/*
+ * ^Z stops the command, and nosuid with it, so that the caller's shell
+ * sees its job stopped and takes the terminal back; fg continues both.
+ * Here the test's child is the shell: the session leader on the caller's
+ * terminal, running the tool as a job in a process group of its own.
+ */
+static int job_control_shell(struct term *t, char *const argv[])
+{
+	pid_t job = shell_starts_job(t, argv);
+	int status;
+
+	if (job < 0)
+		return -job;
 	if (waitpid(job, &status, WUNTRACED) != job || !WIFSTOPPED(status))
 		return 90;
 	tcsetpgrp(0, getpgrp());
@@ -378,31 +393,13 @@ TEST_F_TIMEOUT(pty, suspend_key, 120)
 static int shell_then_read(struct term *t, char *const argv[])
 {
 	struct pollfd in = { .fd = 0, .events = POLLIN };
+	pid_t job = shell_starts_job(t, argv);
 	char line[64] = "";
-	int fd, status;
+	int status;
 	ssize_t n;
-	pid_t job;
 
-	if (setsid() < 0)
-		return 97;
-	fd = open(t->slave, O_RDWR);
-	if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) || fchown(fd, USER_ID, -1) ||
-	    dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		return 98;
-	if (setgroups(0, NULL) || setresgid(USER_ID, USER_ID, USER_ID) ||
-	    setresuid(USER_ID, USER_ID, USER_ID))
-		return 99;
-	signal(SIGTTOU, SIG_IGN);
-	job = fork();
-	if (job == 0) {
-		setpgid(0, 0);
-		tcsetpgrp(0, getpid());
-		signal(SIGTTOU, SIG_DFL);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	setpgid(job, job);
-	tcsetpgrp(0, job);
+	if (job < 0)
+		return -job;
 	if (waitpid(job, &status, 0) != job)
 		return 90;
 	/* The job is done as far as the shell knows: it takes the terminal. */
