@@ -183,44 +183,47 @@ TEST_F_TIMEOUT(pty, command_gets_a_pty_of_its_own, 120)
 }
 
 /*
+ * Run "sh -c" after the @n words of @prefix, on a fresh terminal, trying
+ * to open that terminal by its name: "opened" or "refused".
+ */
+static void open_by_name(struct __test_metadata *const _metadata,
+			 const char *const prefix[], int n, const char *want)
+{
+	char script[160], result[32];
+	char *argv[8];
+	struct term t;
+	int i;
+
+	term_open(_metadata, &t, 24, 80);
+	snprintf(script, sizeof(script),
+		 "if (exec 3<>%s) 2>/dev/null; then echo result:opened; else echo result:refused; fi",
+		 t.slave);
+	for (i = 0; i < n; i++)
+		argv[i] = (char *)prefix[i];
+	argv[i++] = "/bin/sh";
+	argv[i++] = "-c";
+	argv[i++] = script;
+	argv[i] = NULL;
+	term_start(_metadata, &t, argv);
+	ASSERT_EQ(0, term_finish(_metadata, &t));
+	snprintf(result, sizeof(result), "result:%s", want);
+	EXPECT_NE(NULL, strstr(t.out, result));
+}
+
+/*
  * The caller's terminal by its name: a file of the user's, mode 620, so
  * any task of the uid could open it and read what is typed there.
  */
 TEST_F_TIMEOUT(pty, callers_terminal_refused_by_name, 120)
 {
-	char script[160];
-	char *own[] = { (char *)tool(), "/bin/sh", "-c", script, NULL };
-	char *shared[] = { (char *)tool(), "--share-terminal", "/bin/sh",
-			   "-c", script, NULL };
-	char *plain[] = { "/bin/sh", "-c", script, NULL };
-	struct term t;
+	const char *own[] = { tool() };
+	const char *shared[] = { tool(), "--share-terminal" };
 
-	term_open(_metadata, &t, 24, 80);
-	snprintf(script, sizeof(script),
-		 "if (exec 3<>%s) 2>/dev/null; then echo result:opened; else echo result:refused; fi",
-		 t.slave);
-	term_start(_metadata, &t, own);
-	ASSERT_EQ(0, term_finish(_metadata, &t));
-	EXPECT_NE(NULL, strstr(t.out, "result:refused"));
-	EXPECT_EQ(NULL, strstr(t.out, "result:opened"));
-
+	open_by_name(_metadata, own, 1, "refused");
 	/* Control: the same command without the tool opens it. */
-	term_open(_metadata, &t, 24, 80);
-	snprintf(script, sizeof(script),
-		 "if (exec 3<>%s) 2>/dev/null; then echo result:opened; else echo result:refused; fi",
-		 t.slave);
-	term_start(_metadata, &t, plain);
-	ASSERT_EQ(0, term_finish(_metadata, &t));
-	EXPECT_NE(NULL, strstr(t.out, "result:opened"));
-
+	open_by_name(_metadata, NULL, 0, "opened");
 	/* And with --share-terminal: its own controlling terminal. */
-	term_open(_metadata, &t, 24, 80);
-	snprintf(script, sizeof(script),
-		 "if (exec 3<>%s) 2>/dev/null; then echo result:opened; else echo result:refused; fi",
-		 t.slave);
-	term_start(_metadata, &t, shared);
-	ASSERT_EQ(0, term_finish(_metadata, &t));
-	EXPECT_NE(NULL, strstr(t.out, "result:opened"));
+	open_by_name(_metadata, shared, 2, "opened");
 }
 
 /* No other descriptor of the caller's terminal reaches the command. */
