@@ -19,6 +19,8 @@
 #                   alternatives, counted in instructions (bench/RESULTS.md)
 #   make series     the series as mail in build/$(BASE)/series/: patches,
 #                   selftests as patches, cover letter (series/cover-letter.txt)
+#   make doc-check  every test and file:function DESIGN.md names exists,
+#                   and DESIGN.md and README.md fit their sizes (seconds)
 #   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages,
 #                   and each patch's C files built W=1 at its own prefix
 #   make series-apply-check  git am build/$(BASE)/series/ on a fresh tree,
@@ -77,7 +79,7 @@ BZIMAGE  := $(OBJ)/arch/x86/boot/bzImage
 IMAGE    := $(B)/initramfs.cpio
 KST      := $(B)/kselftest-root/kselftest
 
-.PHONY: all prepare kernel image check check-debug fuzz trinity soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check deb check-debian-system bisect-check \
+.PHONY: all prepare kernel image check check-debug doc-check fuzz trinity soak check-upstream config-matrix bench series series-check series-apply-check debian-config-check deb check-debian-system bisect-check \
 	export reset-tree clean distclean _kernel _image _debug-kernel
 all: image
 
@@ -207,6 +209,11 @@ bisect-check: series
 
 series: prepare
 	@scripts/make-series.sh
+
+# The map in DESIGN.md against the patches and selftests/: no kernel tree,
+# no build (scripts/doc-check.py).
+doc-check:
+	@scripts/doc-check.py
 
 # Prepares the unpatched tree for sparse's comparison, which compiles only
 # the objects the series touches there.
