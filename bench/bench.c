@@ -520,14 +520,15 @@ static long long tsync_once(enum tsync_call what, int threads)
 	return -EINVAL;
 }
 
-static void tsync_costs(enum tsync_call what, int threads, int n)
+static void tsync_costs_as(enum tsync_call what, int threads, int n,
+			   const char *suffix)
 {
 	static long long s[100];
 	char name[64];
 	int k, fds[2];
 
-	snprintf(name, sizeof(name), "%s_%d_threads", tsync_names[what],
-		 threads);
+	snprintf(name, sizeof(name), "%s_%d_threads%s", tsync_names[what],
+		 threads, suffix);
 	for (k = 0; k < n; k++) {
 		pid_t pid;
 
@@ -552,6 +553,45 @@ static void tsync_costs(enum tsync_call what, int threads, int n)
 		}
 	}
 	report("setup", name, 0, s, n);
+}
+
+static void tsync_costs(enum tsync_call what, int threads, int n)
+{
+	tsync_costs_as(what, threads, n, "");
+}
+
+/*
+ * Another process of uid 1000 with @threads threads blocked in read(): a
+ * TSYNC call must not look at it (issue 34: 188 ms beside 3,000 threads
+ * against 47-66 ms alone).  Returns its pid; it ends when killed.
+ */
+static pid_t bystander(int threads)
+{
+	int ready[2], hold[2];
+	pthread_t t;
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		drop_to_user();
+		if (pipe(hold))
+			die("pipe");
+		for (int i = 1; i < threads; i++)
+			if (pthread_create(&t, NULL, block_in_read,
+					   (void *)(long)hold[0]))
+				die("pthread_create");
+		write(ready[1], "r", 1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		die("bystander");
+	close(ready[0]);
+	return pid;
 }
 
 /* Run the operations in a child, as uid 1000, in @state. */
@@ -835,6 +875,15 @@ int main(int argc, char **argv)
 			tsync_costs(TSYNC_GATE, threads[i], 10 * scale);
 		}
 		tsync_costs(TSYNC_LANDLOCK, threads[i], 10 * scale);
+	}
+	if (series) {
+		pid_t other;
+
+		tsync_costs(TSYNC_NOSUID, 1500, 3 * scale);
+		other = bystander(3000);
+		tsync_costs_as(TSYNC_NOSUID, 1500, 3 * scale, "_beside_3000");
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
 	}
 	printf("# bench: done\n");
 	return 0;

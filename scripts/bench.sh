@@ -8,8 +8,8 @@
 #                 what remains is what any new LSM costs (one more static
 #                 call slot at every hook site), not the series' hooks
 # under QEMU "-icount shift=0,sleep=off" (guest time counts instructions:
-# deterministic on a shared machine), then base and series once more
-# without -icount, for wall-clock medians.  Writes build/$BASE/bench/RESULTS.md.
+# deterministic on a shared machine), then base and series without
+# -icount, interleaved, BENCH_WALLS times each, for wall-clock medians.  Writes build/$BASE/bench/RESULTS.md.
 # Every boot has "norandmaps": with randomized layouts, fork and exec touch
 # a different number of page-table pages from sample to sample.
 # Each of those is BENCH_ROUNDS boots (default 3), each with another value
@@ -53,13 +53,18 @@ for r in $(seq "$rounds"); do
 	boot "series-r$r" "$B/obj" 1 "bench.round=$r"
 	boot "series-nolsm-r$r" "$B/obj" 1 "bench.round=$r" "$nolsm"
 done
-boot base-wall "$B/obj-base" ""
-boot series-wall "$B/obj" ""
+# Wall clock: BENCH_WALLS boots of each kernel (default 5), interleaved so
+# that a change in the host's load falls on both alike.
+walls=${BENCH_WALLS:-5}
+for w in $(seq "$walls"); do
+	boot "base-wall-w$w" "$B/obj-base" "" "bench.round=$w"
+	boot "series-wall-w$w" "$B/obj" "" "bench.round=$w"
+done
 # The namespace storm: two CPUs as in the selftest, -icount, the series.
 storm_hcmd=$(printf 'bench storm' | base64 -w0)
 QEMU_SMP=2 hcmd=$storm_hcmd boot storm "$B/obj" 1
 
-python3 "$top/scripts/bench-table.py" "$out" "$rounds" \
+python3 "$top/scripts/bench-table.py" "$out" "$rounds" "$walls" \
 	"$(cat "$B/obj-base/include/config/kernel.release")" \
 	"$(cat "$B/kernel-version.txt")" > "$out/RESULTS.md" ||
 	die "bench-table.py failed"

@@ -576,4 +576,137 @@ TEST(race_files_sharer)
 	EXPECT_EQ(0, other);
 }
 
+/*
+ * The sharing check counts the threads that point at the file table and
+ * compares the count with the table's reference count: equal means no
+ * other process holds it.  A thread that exits between the two takes its
+ * reference out after it was counted, and a sharing process's reference
+ * would then look like the thread's.  Here P shares the table all along
+ * (CLONE_FILES) while thread X exits as every gate closes: the call must
+ * fail with EBUSY every time.  Control: the same without P closes the gate.
+ */
+struct exit_race {
+	int go;
+	unsigned int delay;
+};
+
+static void *exit_when_told(void *arg)
+{
+	struct exit_race *er = arg;
+	unsigned int i;
+
+	while (!__atomic_load_n(&er->go, __ATOMIC_ACQUIRE))
+		;
+	for (i = 0; i < er->delay; i++)
+		__asm__ __volatile__("" : "+m" (i));
+	syscall(__NR_exit, 0);
+	return NULL;
+}
+
+static void *block_forever(void *arg)
+{
+	char c;
+
+	return (void *)read((int)(long)arg, &c, 1);
+}
+
+static int sleep_until_killed(void *arg)
+{
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Exit code: 0 EBUSY, 50 the gate closed, 100 closed beside P, else a failure. */
+static __noreturn void exit_race_try(unsigned int delay, bool sharer)
+{
+	const size_t stack_size = 64 * 1024;
+	struct exit_race er = { .delay = delay };
+	int hold[2], ret, err = 0;
+	pid_t p = 0;
+	pthread_t t;
+	char *stack;
+
+	if (pipe(hold))
+		_exit(201);
+	if (sharer) {
+		stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			_exit(202);
+		p = clone(sleep_until_killed, stack + stack_size,
+			  CLONE_FILES | SIGCHLD, NULL);
+		if (p < 0)
+			_exit(203);
+	}
+	for (int i = 0; i < 8; i++)
+		if (pthread_create(&t, NULL, block_forever, (void *)(long)hold[0]))
+			_exit(204);
+	if (pthread_create(&t, NULL, exit_when_told, &er))
+		_exit(205);
+	__atomic_store_n(&er.go, 1, __ATOMIC_RELEASE);
+	ret = prctl(PR_SET_NETWORK, PR_NETWORK_OFF, PR_NETWORK_TSYNC, 0, 0);
+	if (ret)
+		err = errno;
+	if (p > 0) {
+		kill(p, SIGKILL);
+		waitpid(p, NULL, __WALL);
+	}
+	if (ret)
+		_exit(err == EBUSY ? 0 : err);
+	_exit(sharer ? 100 : 50);
+}
+
+static void exit_race(struct __test_metadata *const _metadata, bool sharer,
+		      int *busy, int *closed, int *holes)
+{
+	int status, code;
+	pid_t pid;
+
+	*busy = *closed = *holes = 0;
+	for (int i = 0; i < RACE_TRIES; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			if (prctl(PR_SET_NOSUID, 1, 0, 0, 0))
+				_exit(210);
+			exit_race_try((i * 2654435761u) % 20000, sharer);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		code = WEXITSTATUS(status);
+		if (code == 0)
+			(*busy)++;
+		else if (code == 50)
+			(*closed)++;
+		else if (code == 100)
+			(*holes)++;
+		else
+			ASSERT_EQ(0, code);
+	}
+}
+
+TEST(race_exiting_thread)
+{
+	int busy, closed, holes;
+
+	REQUIRE_NETWORK_PRCTL();
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	REQUIRE_TSYNC();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs to race");
+	become_user(_metadata);
+	/* Control: no other process on the table, the gate closes. */
+	exit_race(_metadata, false, &busy, &closed, &holes);
+	TH_LOG("%d tries without a sharer: closed %d, EBUSY %d",
+	       RACE_TRIES, closed, busy);
+	EXPECT_LT(0, closed);
+	exit_race(_metadata, true, &busy, &closed, &holes);
+	TH_LOG("%d tries with a process on the table: EBUSY %d, closed %d",
+	       RACE_TRIES, busy, holes);
+	EXPECT_EQ(0, holes)
+		TH_LOG("the gate closed while another process held the table");
+}
+
 TEST_HARNESS_MAIN

@@ -899,6 +899,87 @@ TEST_F(refusal, set)
 }
 
 /*
+ * Root of a user namespace between the caller's and the initial one: a
+ * container's root, running a program as another user of a namespace
+ * nested in the container.  It owns what the container's programs trust,
+ * so it counts as privilege.  The control is the same nesting with the
+ * outer namespace mapping the user to a uid that is not 0 there.
+ */
+FIXTURE(container_root) {};
+
+FIXTURE_VARIANT(container_root)
+{
+	unsigned int outer_id;	/* what uid/gid 1000 is in the outer namespace */
+	int expected;
+};
+
+FIXTURE_VARIANT_ADD(container_root, root_of_outer_namespace) {
+	.outer_id = 0,
+	.expected = EACCES,
+};
+
+FIXTURE_VARIANT_ADD(container_root, user_of_outer_namespace) {
+	.outer_id = 1,
+	.expected = 0,
+};
+
+FIXTURE_SETUP(container_root)
+{
+}
+
+FIXTURE_TEARDOWN(container_root)
+{
+}
+
+static void write_map(struct __test_metadata *const _metadata,
+		      const char *file, const char *map)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(strlen(map), write(fd, map, strlen(map)));
+	close(fd);
+}
+
+/* Enter a new user namespace in which @inner is @outer of the current one. */
+static void enter_user_namespace(struct __test_metadata *const _metadata,
+				 unsigned int inner, unsigned int outer)
+{
+	char map[64];
+
+	ASSERT_EQ(0, unshare(CLONE_NEWUSER));
+	snprintf(map, sizeof(map), "%u %u 1", inner, outer);
+	write_map(_metadata, "setgroups", "deny");
+	write_map(_metadata, "uid_map", map);
+	write_map(_metadata, "gid_map", map);
+	ASSERT_EQ(0, setresgid(inner, inner, inner));
+	ASSERT_EQ(0, setresuid(inner, inner, inner));
+}
+
+TEST_F(container_root, set)
+{
+	int ret;
+
+	ASSERT_EQ(0, setgroups(0, NULL));
+	ASSERT_EQ(0, setresgid(USER_GID, USER_GID, USER_GID));
+	ASSERT_EQ(0, setresuid(USER_UID, USER_UID, USER_UID));
+	/* Leaving root made us undumpable: /proc/self would stay root's. */
+	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	/* The container: uid 1000 of the machine is outer_id in it. */
+	enter_user_namespace(_metadata, variant->outer_id, USER_UID);
+	/* A user of a namespace nested in it, with no capability. */
+	enter_user_namespace(_metadata, USER_UID, variant->outer_id);
+	set_caps(_metadata, 0, 0, 0);
+	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	ret = prctl(PR_SET_NOSUID, 1, 0, 0, 0) ? errno : 0;
+	EXPECT_EQ(variant->expected, ret);
+	EXPECT_EQ(!variant->expected, prctl(PR_GET_NOSUID, 0, 0, 0, 0));
+}
+
+/*
  * Threads share memory: a thread without the flag could be made to exec a
  * setuid program for one that has it.
  */

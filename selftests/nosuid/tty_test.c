@@ -402,6 +402,79 @@ TEST_F(tty, outside_session)
 }
 
 /*
+ * A pty whose session does not exist yet: its maker (a terminal emulator,
+ * sshd) has unlocked it and is about to give it to a login shell.  A
+ * descriptor taken now would read what is typed there later.  A nosuid
+ * task does not open it, unless a nosuid task made the pty itself.
+ */
+TEST_F(tty, session_less_pty)
+{
+	int status, master, fd;
+	char own[64];
+	pid_t pid;
+
+	/* The fixture's pty: made by a task that kept its rights, no session. */
+	ASSERT_EQ(0, chown(self->slave, USER_UID, -1));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		drop_to_user(_metadata);
+		/* Control: without the flag, it opens. */
+		EXPECT_EQ(0, run_outside(self->slave, false));
+		EXPECT_EQ(REFUSED_OPEN, run_outside(self->slave, true));
+		/* A pty a nosuid task made opens before its session exists. */
+		ASSERT_EQ(0, set_nosuid());
+		master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+		ASSERT_LE(0, master);
+		ASSERT_EQ(0, unlockpt(master));
+		ASSERT_EQ(0, ptsname_r(master, own, sizeof(own)));
+		if (variant->inherited) {
+			/* By a child, which inherited the flag. */
+			EXPECT_EQ(0, run_outside(own, true));
+		} else {
+			fd = open(own, O_RDWR | O_NOCTTY | O_CLOEXEC);
+			EXPECT_LE(0, fd);
+		}
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Terminals are told by the tty layer, not by their device number: a BSD
+ * pty slave (major 3), like a USB or ARM serial line or an hvc console,
+ * whose session holds a task that kept its rights is refused as a devpts
+ * one is.
+ */
+TEST(bsd_pty_outside_session)
+{
+	int master, status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "must run as root to change to the test user");
+	master = open("/dev/ptyp0", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 && errno == ENOENT)
+		SKIP(return, "no /dev/ptyp0: kernel without CONFIG_LEGACY_PTYS");
+	ASSERT_LE(0, master);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		open_user_ctty(_metadata, "/dev/ttyp0");
+		/* Control: without the flag, it opens. */
+		EXPECT_EQ(0, run_outside("/dev/ttyp0", false));
+		EXPECT_EQ(REFUSED_OPEN, run_outside("/dev/ttyp0", true));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	close(master);
+}
+
+/*
  * What stays open to a nosuid task: its own controlling terminal, by its
  * name, and a terminal whose session holds only nosuid tasks (the pty the
  * nosuid tool gives a command), from outside that session.
