@@ -180,6 +180,15 @@ $(KST)/.stamp: $(shell find selftests -type f) $(SRC)/.git/nosuid-series | _kern
 		TARGETS="$(SELFTESTS) $(TREE_SELFTESTS)" KHDR_INCLUDES="-isystem $(OBJ)/usr/include" \
 		USERLDFLAGS=-static INSTALL_PATH=$(KST) install > $(B)/kselftest-build.log 2>&1 || \
 		{ tail -30 $(B)/kselftest-build.log; exit 1; }
+	@# The kselftest install goes on past a suite that does not build, and
+	@# leaves it out ("Skipping non-existent dir"): that is a failure here.
+	@if grep -E '\*\*\* \[|Skipping non-existent dir' $(B)/kselftest-build.log; then \
+		grep -B5 -E 'error:' $(B)/kselftest-build.log | tail -30; \
+		echo "error: a kselftest did not build (see $(B)/kselftest-build.log)" >&2; exit 1; \
+	fi
+	@for t in $(SELFTESTS) $(TREE_SELFTESTS); do \
+		[ -d $(KST)/$$t ] || { echo "error: kselftest $$t was not installed" >&2; exit 1; }; \
+	done
 	@touch $@
 
 # Guest programs: harness helpers in initramfs/, user tools in tools/.
