@@ -368,6 +368,46 @@ static int use_from_outside(const char *path, bool nosuid)
 	return refused;
 }
 
+/*
+ * As a session leader without a controlling terminal, open @path without
+ * O_NOCTTY, which makes a terminal without a session the caller's
+ * controlling terminal in tty_open(): 0 when it opened and /dev/tty is
+ * now it, REFUSED_OPEN when the open was refused and no controlling
+ * terminal was acquired, else 100 + a step.
+ */
+static int use_as_ctty(const char *path, bool nosuid)
+{
+	int fd;
+
+	if (setsid() < 0)
+		return 100;
+	if (nosuid && set_nosuid())
+		return 101;
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno != EACCES)
+		return 102;
+	if (fd >= 0)
+		close(fd);
+	fd = open("/dev/tty", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return nosuid ? 105 : 0;
+	}
+	return errno == ENXIO ? REFUSED_OPEN : 103;
+}
+
+static int run_as_ctty(const char *path, bool nosuid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(use_as_ctty(path, nosuid));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 120;
+	return WEXITSTATUS(status);
+}
+
 static int run_outside(const char *path, bool nosuid)
 {
 	int status;
@@ -422,6 +462,13 @@ TEST_F(tty, session_less_pty)
 		/* Control: without the flag, it opens. */
 		EXPECT_EQ(0, run_outside(self->slave, false));
 		EXPECT_EQ(REFUSED_OPEN, run_outside(self->slave, true));
+		/*
+		 * Opened by a session leader without O_NOCTTY, it would become
+		 * the caller's own controlling terminal before the check.
+		 */
+		EXPECT_EQ(REFUSED_OPEN, run_as_ctty(self->slave, true));
+		/* Control: without the flag it is acquired (and let go). */
+		EXPECT_EQ(0, run_as_ctty(self->slave, false));
 		/* A pty a nosuid task made opens before its session exists. */
 		ASSERT_EQ(0, set_nosuid());
 		master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -466,6 +513,30 @@ TEST(bsd_pty_outside_session)
 		/* Control: without the flag, it opens. */
 		EXPECT_EQ(0, run_outside("/dev/ttyp0", false));
 		EXPECT_EQ(REFUSED_OPEN, run_outside("/dev/ttyp0", true));
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+
+	/*
+	 * No session, but held open by a task that kept its rights (a serial
+	 * console under minicom): refused, as a controlling terminal too.
+	 */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int other = open("/dev/ptyp1", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		int slave;
+
+		ASSERT_LE(0, other);
+		slave = open("/dev/ttyp1", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		ASSERT_LE(0, slave);
+		ASSERT_EQ(0, fchown(slave, USER_UID, -1));
+		drop_to_user(_metadata);
+		EXPECT_EQ(0, run_outside("/dev/ttyp1", false));
+		EXPECT_EQ(REFUSED_OPEN, run_outside("/dev/ttyp1", true));
+		EXPECT_EQ(REFUSED_OPEN, run_as_ctty("/dev/ttyp1", true));
 		_exit(_metadata->exit_code);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -554,7 +625,8 @@ static int receive_terminal(int sock, bool nosuid)
 /*
  * The user's terminal handed over rather than opened: over SCM_RIGHTS
  * (or taken with pidfd_getfd(), the same check).  A nosuid task outside
- * the session does not receive it.
+ * the session does not receive it, nor the pty's master, which reads
+ * and writes the same terminal.
  */
 TEST_F(tty, terminal_passed_over)
 {
@@ -565,20 +637,20 @@ TEST_F(tty, terminal_passed_over)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		slave = open_user_ctty(_metadata, self->slave);
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 4; i++) {
 			ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 			receiver = fork();
 			ASSERT_LE(0, receiver);
 			if (receiver == 0) {
 				close(sv[0]);
-				_exit(receive_terminal(sv[1], i == 1));
+				_exit(receive_terminal(sv[1], i % 2));
 			}
 			close(sv[1]);
-			ASSERT_EQ(0, send_fd(sv[0], slave));
+			ASSERT_EQ(0, send_fd(sv[0], i < 2 ? slave : self->master));
 			ASSERT_EQ(receiver, waitpid(receiver, &status, 0));
 			ASSERT_TRUE(WIFEXITED(status));
 			/* Control: without the flag it arrives. */
-			EXPECT_EQ(i == 1 ? 1 : 0, WEXITSTATUS(status));
+			EXPECT_EQ(i % 2 ? 1 : 0, WEXITSTATUS(status));
 			close(sv[0]);
 		}
 		_exit(_metadata->exit_code);
