@@ -246,8 +246,6 @@ static void set_nosuid(void)
 		refuse_privileged();
 	case EBUSY:
 		die("refusing: another task shares this process's memory, file table or cwd, or it traces one (EBUSY)");
-	case EDQUOT:
-		die("refusing: no key quota left for the new session keyring (EDQUOT)");
 	default:
 		die("PR_SET_NOSUID failed: %s", strerror(errno));
 	}
