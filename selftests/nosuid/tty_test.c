@@ -396,28 +396,28 @@ static int use_as_ctty(const char *path, bool nosuid)
 	return errno == ENXIO ? REFUSED_OPEN : 103;
 }
 
-static int run_as_ctty(const char *path, bool nosuid)
+/* @use(@path, @nosuid) in a child: its exit code, 120 if it did not exit. */
+static int run_child(int (*use)(const char *, bool), const char *path,
+		     bool nosuid)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(use_as_ctty(path, nosuid));
+		_exit(use(path, nosuid));
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return 120;
 	return WEXITSTATUS(status);
 }
 
+static int run_as_ctty(const char *path, bool nosuid)
+{
+	return run_child(use_as_ctty, path, nosuid);
+}
+
 static int run_outside(const char *path, bool nosuid)
 {
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(use_from_outside(path, nosuid));
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return 120;
-	return WEXITSTATUS(status);
+	return run_child(use_from_outside, path, nosuid);
 }
 
 TEST_F(tty, outside_session)
