@@ -33,6 +33,17 @@
 			SKIP(return, "kernel without PR_NETWORK_TSYNC");   \
 	} while (0)
 
+/* The races: root to become the test user, the call, two CPUs. */
+#define REQUIRE_TSYNC_RACE()                                               \
+	do {                                                               \
+		REQUIRE_NETWORK_PRCTL();                                   \
+		if (geteuid() != 0)                                        \
+			SKIP(return, "must run as root to change to the test user"); \
+		REQUIRE_TSYNC();                                           \
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)                     \
+			SKIP(return, "needs two CPUs to race");            \
+	} while (0)
+
 /* 0 or -errno of socket(@family, SOCK_DGRAM), the socket closed. */
 static int try_socket(int family)
 {
@@ -391,12 +402,7 @@ TEST(race_thread_churn)
 	int status, code, fails = 0;
 	pid_t pid;
 
-	REQUIRE_NETWORK_PRCTL();
-	if (geteuid() != 0)
-		SKIP(return, "must run as root to change to the test user");
-	REQUIRE_TSYNC();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "needs two CPUs to race");
+	REQUIRE_TSYNC_RACE();
 	become_user(_metadata);
 	for (int i = 0; i < RACE_TRIES; i++) {
 		pid = fork();
@@ -545,12 +551,7 @@ TEST(race_files_sharer)
 	int status, code, holes = 0, other = 0, busy = 0, closed = 0;
 	pid_t pid;
 
-	REQUIRE_NETWORK_PRCTL();
-	if (geteuid() != 0)
-		SKIP(return, "must run as root to change to the test user");
-	REQUIRE_TSYNC();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "needs two CPUs to race");
+	REQUIRE_TSYNC_RACE();
 	become_user(_metadata);
 	for (int i = 0; i < RACE_TRIES; i++) {
 		pid = fork();
@@ -691,12 +692,7 @@ TEST(race_exiting_thread)
 {
 	int busy, closed, holes;
 
-	REQUIRE_NETWORK_PRCTL();
-	if (geteuid() != 0)
-		SKIP(return, "must run as root to change to the test user");
-	REQUIRE_TSYNC();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "needs two CPUs to race");
+	REQUIRE_TSYNC_RACE();
 	become_user(_metadata);
 	/* Control: no other process on the table, the gate closes. */
 	exit_race(_metadata, false, &busy, &closed, &holes);
