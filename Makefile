@@ -3,9 +3,9 @@
 # BASE picks the kernel (scripts/base.sh), each in build/$(BASE)/:
 #   BASE=7.3   (default) Debian's linux-source-7.3 from trixie-backports,
 #              fetched into build/apt/ (scripts/fetch-source.sh), with the
-#              series in patches/{nosuid,network,userns}/
+#              series in patches/{nosuid,network,userns,tsync}/
 #   BASE=6.12  the installed linux-source-6.12, with the backport in
-#              patches/6.12/{nosuid,network,userns}/
+#              patches/6.12/{nosuid,network,userns}/ (its TSYNC patches are still in the first two)
 # e.g. "make check BASE=6.12"; the scripts read BASE from the environment.
 #
 #   make            kernel + image (what is stale only)
@@ -18,7 +18,8 @@
 #   make bench      cost of the series against the unpatched kernel and the
 #                   alternatives, counted in instructions (bench/RESULTS.md)
 #   make series     the series as mail in build/$(BASE)/series/: patches,
-#                   selftests as patches, cover letter (series/cover-letter.txt)
+#                   selftests as patches, in three parts (1-nosuid, 2-netns,
+#                   3-tsync), cover letters series/cover-<part>.txt
 #   make doc-check  every test and file:function DESIGN.md names exists,
 #                   and DESIGN.md and README.md fit their sizes (seconds)
 #   make series-check  checkpatch, sparse, uapi, kernel-doc, rst, man pages,
@@ -52,7 +53,7 @@ SRC      := $(B)/linux
 OBJ      := $(B)/obj
 PDIR     := patches$(if $(filter 6.12,$(BASE)),/6.12)
 JOBS     ?= $(shell echo $$(($$(nproc) + 1)))
-LAYERS   := nosuid network userns
+LAYERS   := nosuid network userns tsync
 SELFTESTS := $(notdir $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile)))
 # In-tree kselftests run too: lsm checks the new LSM's id and name.
 TREE_SELFTESTS := lsm

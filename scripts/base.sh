@@ -5,9 +5,9 @@
 #   BASE=7.3   the default: Debian's linux-source-7.3 from trixie-backports,
 #              fetched into build/apt/ by scripts/fetch-source.sh (when the
 #              suite has none, sid's linux-source-7.2 stands in and every
-#              label says so); the series in patches/{nosuid,network,userns}/
+#              label says so); the series in patches/{nosuid,network,userns,tsync}/
 #   BASE=6.12  the installed package linux-source-6.12 (scripts/deps.sh);
-#              the backport in patches/6.12/{nosuid,network,userns}/
+#              the backport in patches/6.12/{nosuid,network,userns}/ (its TSYNC patches are still in the first two)
 # Sets B (the build directory, build/$BASE), PATCHDIR, TARBALL, DEB_PKG and
 # DEB_VER (the Debian package and its version), DEB_CONFIG (where its
 # linux-config package puts Debian's configs) and DEB_LABEL, which names

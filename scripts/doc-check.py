@@ -6,7 +6,7 @@ DESIGN.md names, in backticks:
 
   `path/file.c:function`   a function defined in that file.  Kernel files:
                            as the 7.3 series leaves them, read from the
-                           patches in patches/{nosuid,network,userns}
+                           patches in patches/{nosuid,network,userns,tsync}
                            (a "+++ b/path" file, the function defined on an
                            added or context line, or named in a hunk
                            header, and not removed by a later patch).
@@ -38,7 +38,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIMITS = {"DESIGN.md": 51200, "README.md": 12288}
-LAYERS = ("nosuid", "network", "userns")
+LAYERS = ("nosuid", "network", "userns", "tsync")
 TREE = os.path.join(TOP, "build", "7.3", "linux")
 
 # Upstream functions DESIGN.md names that the series does not show: each is

@@ -22,16 +22,19 @@ for l in "$@"; do
 	git -C "$src" -c core.abbrev=9 format-patch -q --zero-commit \
 		--no-signature -o "$pdir/$l" "$prev..$end"
 	[ $i -eq $n ] || git -C "$src" rev-parse -q --verify "$end" >/dev/null
+	# A layer the base does not have (6.12's TSYNC is inside its first
+	# two): no directory.
+	rmdir --ignore-fail-on-non-empty "$pdir/$l"
 	prev=$end
 done
-for l in "$@"; do ls "$pdir/$l"/*.patch 2>/dev/null; done | while read -r p; do
+for l in "$@"; do ls "$pdir/$l"/*.patch 2>/dev/null || true; done | while read -r p; do
 	# Debian's python3 has ply for spdxcheck.py; a pyenv one may not.
 	out=$(cd "$src" && PATH=/usr/bin:/bin:$PATH ./scripts/checkpatch.pl --strict -q "$p" 2>&1 | tail -4) || true
 	echo "${p#"$top"/}: ${out:-checkpatch clean}"
 done
 # The tree is now exactly what the patches make of base: record it, so that
 # prepare-tree.sh does not re-apply them.
-cat /dev/null $(for l in "$@"; do ls "$pdir/$l"/*.patch 2>/dev/null; done) |
+cat /dev/null $(for l in "$@"; do ls "$pdir/$l"/*.patch 2>/dev/null || true; done) |
 	sha256sum | cut -d' ' -f1 | tr '\n' ' ' > "$src/.git/nosuid-series"
 git -C "$src" rev-parse HEAD >> "$src/.git/nosuid-series"
 rm -f "$src/.git/nosuid-failed"

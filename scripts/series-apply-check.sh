@@ -25,7 +25,7 @@ git() { command git -C "$src" -c user.name="series apply check" \
 	-c user.email=check@localhost "$@"; }
 start=$(date +%s)
 
-mapfile -t mails < <(ls "$B"/series/*.patch 2>/dev/null | grep -v -- '-0000-cover-letter\.patch$')
+mapfile -t mails < <(ls "$B"/series/*/*.patch 2>/dev/null | grep -v -- '/0000-cover-letter\.patch$')
 [ ${#mails[@]} -gt 0 ] || die "no patches in $B/series: run make series"
 total=${#mails[@]}
 upto=${SERIES_UPTO:-$total}

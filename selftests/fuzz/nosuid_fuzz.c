@@ -93,6 +93,7 @@ static char dir[64];		/* 0777, for pathname sockets */
 static char call[320];		/* the call being checked, for the report */
 static char status[4096];
 static bool have_net;
+static bool have_tsync;		/* arg3 bit 0 (PR_*_TSYNC) is known */
 static bool netns_for_nosuid;	/* kernel.nosuid_netns_clone is 1 */
 static const char payload[] = "nosuid-fuzz-payload-0123456789a";
 
@@ -329,7 +330,8 @@ static void check_result(long r, unsigned int want)
 
 /*
  * One PR_SET_* call checked against the model, which it then updates.
- * arg3 bit 0 is PR_NOSUID_TSYNC and PR_NETWORK_TSYNC: then the other
+ * arg3 bit 0 is PR_NOSUID_TSYNC and PR_NETWORK_TSYNC (when the kernel has
+ * them; otherwise it is EINVAL, as every other bit is): then the other
  * threads, which hold the same credentials as this one (set_privilege()
  * runs before any is made), take the change too and are no reason for
  * EBUSY; a tracee still is.
@@ -338,8 +340,8 @@ static void set_prctl(int opt, unsigned long a2, unsigned long a3,
 		      unsigned long a4, unsigned long a5)
 {
 	bool nosuid = opt == PR_SET_NOSUID;
-	bool valid = (nosuid ? a2 == 1 : !(a2 & ~1UL)) && !(a3 & ~1UL) &&
-		     !a4 && !a5;
+	bool valid = (nosuid ? a2 == 1 : !(a2 & ~1UL)) &&
+		     !(a3 & ~(have_tsync ? 1UL : 0UL)) && !a4 && !a5;
 	bool busy_now = (a3 & 1) ? m.traced : busy();
 	long r;
 
@@ -1520,6 +1522,8 @@ int main(int argc, char **argv)
 		ksft_exit_skip("not root: each round drops privilege itself\n");
 	/* Without the LSM in lsm=, PR_*_NETWORK are unknown: fuzz nosuid. */
 	have_net = prctl(PR_GET_NETWORK, 0, 0, 0, 0) >= 0;
+	/* Root holds privilege: EACCES with the TSYNC flag, EINVAL without. */
+	have_tsync = !(prctl(PR_SET_NOSUID, 1, 1, 0, 0) < 0 && errno == EINVAL);
 	netns_for_nosuid = sysctl_is_one("/proc/sys/kernel/nosuid_netns_clone");
 	ksft_set_plan(2);
 	ksft_print_msg("seed %llu\n", seed);

@@ -42,6 +42,17 @@
 
 /* PR_SET_NOSUID and the others: the kernel's uapi headers (KHDR_INCLUDES). */
 
+/*
+ * The TSYNC flags come with their own series: on a kernel without them the
+ * *_tsync variants of race_test.c skip, as the kernel answers EINVAL.
+ */
+#ifndef PR_NOSUID_TSYNC
+#define PR_NOSUID_TSYNC 1UL
+#endif
+#ifndef PR_NETWORK_TSYNC
+#define PR_NETWORK_TSYNC 1UL
+#endif
+
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
 #endif

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -433,6 +434,115 @@ TEST(setgroups_of_fresh_user_namespace)
 	kill(target, SIGKILL);
 	waitpid(control, NULL, 0);
 	waitpid(target, NULL, 0);
+}
+
+/*
+ * The same files reached through another task of the namespace: a nosuid
+ * member.  Forks a task that makes a user namespace (with PR_SET_NOSUID
+ * first if @creator_nosuid) and forks into it a member that drops its
+ * capabilities there and sets PR_SET_NOSUID; both wait on @hold until
+ * killed.  Returns the member's pid, 0 if user namespaces are not
+ * available, -1 on another failure.
+ */
+static pid_t nosuid_member_of_user_namespace(int hold, bool creator_nosuid,
+					     pid_t *creator)
+{
+	struct __user_cap_header_struct head = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct none[2] = {};
+	int ready[2];
+	pid_t member = -1;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	*creator = fork();
+	if (*creator == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (creator_nosuid && prctl(PR_SET_NOSUID, 1, 0, 0, 0))
+			_exit(1);
+		if (unshare(CLONE_NEWUSER)) {
+			member = 0;
+			_exit(write(ready[1], &member, sizeof(member)) !=
+			      sizeof(member));
+		}
+		member = fork();
+		if (member == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			/* Full capabilities in the new namespace: drop them. */
+			if (syscall(SYS_capset, &head, none) ||
+			    (!creator_nosuid && prctl(PR_SET_NOSUID, 1, 0, 0, 0)))
+				_exit(1);
+			member = getpid();
+			if (write(ready[1], &member, sizeof(member)) !=
+			    sizeof(member))
+				_exit(1);
+			read(hold, &c, 1);
+			_exit(0);
+		}
+		read(hold, &c, 1);
+		_exit(0);
+	}
+	close(ready[1]);
+	if (*creator < 0 || read(ready[0], &member, sizeof(member)) !=
+	    sizeof(member))
+		member = -1;
+	close(ready[0]);
+	return member;
+}
+
+static int write_uid_map(pid_t parent)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", victim_pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);	/* opened is enough: the write would settle it */
+	return 0;
+}
+
+TEST(id_maps_through_nosuid_member)
+{
+	pid_t creator, member, nosuid_creator, nosuid_member;
+	int hold[2];
+
+	if (prctl(PR_GET_NOSUID, 0, 0, 0, 0) < 0)
+		SKIP(return, "kernel lacks PR_SET_NOSUID");
+	become_user(_metadata);
+	ASSERT_EQ(0, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	ASSERT_EQ(0, pipe(hold));
+	member = nosuid_member_of_user_namespace(hold[0], false, &creator);
+	ASSERT_LE(0, member);
+	if (!member)
+		SKIP(return, "unprivileged user namespaces are not available");
+	nosuid_member = nosuid_member_of_user_namespace(hold[0], true,
+							&nosuid_creator);
+	ASSERT_LT(0, nosuid_member);
+
+	/* The creator kept its rights: its own files are refused... */
+	victim_pid = creator;
+	ASSERT_EQ(EACCES, from_child(_metadata, true, write_uid_map));
+	/* ... and so are the same files through its nosuid member. */
+	victim_pid = member;
+	ASSERT_EQ(EACCES, from_child(_metadata, true, write_uid_map));
+	ASSERT_EQ(EACCES, from_child(_metadata, true, deny_setgroups));
+	/* Control: a task without the flag may. */
+	ASSERT_EQ(0, from_child(_metadata, false, write_uid_map));
+	/* Control: every task of the namespace is nosuid. */
+	victim_pid = nosuid_member;
+	ASSERT_EQ(0, from_child(_metadata, true, write_uid_map));
+	ASSERT_EQ(0, from_child(_metadata, true, deny_setgroups));
+	victim_pid = nosuid_creator;
+	ASSERT_EQ(0, from_child(_metadata, true, write_uid_map));
+
+	kill(creator, SIGKILL);
+	kill(nosuid_creator, SIGKILL);
+	waitpid(creator, NULL, 0);
+	waitpid(nosuid_creator, NULL, 0);
 }
 
 /* A software event on @pid (-1: every task) and CPU 0: 0 or an errno. */
