@@ -5,7 +5,7 @@
 #              fetched into build/apt/ (scripts/fetch-source.sh), with the
 #              series in patches/{nosuid,network,userns,tsync}/
 #   BASE=6.12  the installed linux-source-6.12, with the backport in
-#              patches/6.12/{nosuid,network,userns}/ (its TSYNC patches are still in the first two)
+#              patches/6.12/{nosuid,network,userns,tsync}/
 # e.g. "make check BASE=6.12"; the scripts read BASE from the environment.
 #
 #   make            kernel + image (what is stale only)

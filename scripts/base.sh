@@ -7,7 +7,7 @@
 #              suite has none, sid's linux-source-7.2 stands in and every
 #              label says so); the series in patches/{nosuid,network,userns,tsync}/
 #   BASE=6.12  the installed package linux-source-6.12 (scripts/deps.sh);
-#              the backport in patches/6.12/{nosuid,network,userns}/ (its TSYNC patches are still in the first two)
+#              the backport in patches/6.12/{nosuid,network,userns,tsync}/
 # Sets B (the build directory, build/$BASE), PATCHDIR, TARBALL, DEB_PKG and
 # DEB_VER (the Debian package and its version), DEB_CONFIG (where its
 # linux-config package puts Debian's configs) and DEB_LABEL, which names
