@@ -18,7 +18,8 @@
 # differ by where timers, hash seeds and random numbers fall, which moves
 # TCP connect, fork and exec by up to 0.3 % from boot to boot.  The table
 # takes, per operation, the smallest of the rounds' minimums.
-# BENCH_SCALE multiplies the sample counts (default 1).
+# BENCH_SCALE multiplies the sample counts (default 1).  BENCH_ONLY=storm
+# runs only the namespace storm, BENCH_STORMS times (below).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
@@ -45,6 +46,21 @@ boot() {	# NAME OBJ ICOUNT [KERNEL-ARG...]
 		die "the bench stopped early on $name: $(tail -3 "$out/$name.txt")"
 	echo "bench: $name done in $(( $(date +%s) - t )) s"
 }
+# BENCH_ONLY=storm: only the namespace storm, BENCH_STORMS boots of it
+# (default 2, each with another bench.round), to see whether it gives the
+# same picture twice: one line per boot, medians and storm/spin.
+if [ "${BENCH_ONLY:-}" = storm ]; then
+	hcmd=$(printf 'bench storm' | base64 -w0)
+	for s in $(seq "${BENCH_STORMS:-2}"); do
+		QEMU_SMP=2 boot "storm-s$s" "$B/obj" 1 "bench.round=$s"
+		awk -v run="$s" '$1 == "R" && $2 == "storm" { m[$3] = $6; e[$3] = $4 }
+			END { printf "storm run %d: median alone %d (%s), spin %d (%s), storm %d (%s); storm/spin %.2f\n",
+				run, m["alone"], e["alone"], m["spin"], e["spin"], m["storm"], e["storm"],
+				m["spin"] ? m["storm"] / m["spin"] : 0 }' "$out/storm-s$s.txt" |
+			tee -a "$out/storm-runs.txt"
+	done
+	exit 0
+fi
 rounds=${BENCH_ROUNDS:-3}
 nolsm="lsm=$(sed -n 's/^CONFIG_LSM="\(.*\)"/\1/p' "$B/obj/.config" | sed 's/disablenetwork,\{0,1\}//')"
 for r in $(seq "$rounds"); do
