@@ -8,12 +8,12 @@
 # BISECT=compile (make bisect-check BISECT=compile) keeps only the W=1 part: at each
 # prefix, that patch's C files compile against that prefix's headers and
 # config; no vmlinux, no boot.  The full walk recompiles the half of the
-# tree that includes user_namespace.h (patch 16) and costs about 25 minutes.
+# tree that includes user_namespace.h (the userns per-user bound) and costs about 25 minutes.
 #
 # The walk goes backwards from the whole series in a copy of the patched
 # build (build/$BASE/obj), so kbuild recompiles only what taking a patch out
 # changes: the objects that include user_namespace.h or net_namespace.h
-# once (patches 14 and 16), a few files for the other patches, a link each,
+# once (the userns patches), a few files for the other patches, a link each,
 # instead of a full build per prefix.  The ends need no build of their own:
 # the whole series is "make check"'s kernel, the empty prefix the unpatched
 # kernel that check-upstream builds and boots.
